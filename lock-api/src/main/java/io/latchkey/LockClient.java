@@ -1,0 +1,59 @@
+package io.latchkey;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The entry point to one lock store: thread-safe, one per application and backend, closed on shutdown.
+ * Obtain one with {@link Latchkey#connect(String)} or {@link Latchkey#client(io.latchkey.spi.LockBackend)}.
+ *
+ * <p>Closing the client releases every lock it holds (their handles report
+ * {@link LockLoss.Reason#CLIENT_CLOSED}) and closes the backend's resources; a backend built from a pool
+ * or client the application passed in leaves that pool open.
+ */
+public interface LockClient extends AutoCloseable {
+
+    /** The lock with the given name and default options. The name is checked at once. */
+    DistributedLock lock(String name);
+
+    /**
+     * The lock with the given name and options.
+     *
+     * @throws IllegalArgumentException if the name is not 1–255 UTF-8 bytes without control characters, or
+     *                                  the options ask for something the backend cannot do
+     */
+    DistributedLock lock(String name, LockOptions options);
+
+    /** What the store holds for this name right now, if anything. */
+    Optional<LockInfo> inspect(String name);
+
+    /** Every lock the store holds whose name starts with {@code prefix} ("" for all); needs {@link Capability#LISTING}. */
+    List<LockInfo> list(String prefix);
+
+    /** The handles this client holds now. */
+    List<LockHandle> held();
+
+    /**
+     * Removes the current grant of {@code name} whoever holds it, for operators. The holder then reports
+     * {@link LockLoss.Reason#RELEASED_BY_ADMIN} at its next renewal.
+     *
+     * @return true if a grant was removed
+     */
+    boolean forceRelease(String name);
+
+    /** What this backend offers beyond the core contract. */
+    Set<Capability> capabilities();
+
+    /** The backend's description: its URI without any password. */
+    String backend();
+
+    /** Registers a listener for lock events (for metrics and logs). */
+    void addListener(LockListener listener);
+
+    void removeListener(LockListener listener);
+
+    /** Releases what this client holds and closes the backend. Idempotent. */
+    @Override
+    void close();
+}

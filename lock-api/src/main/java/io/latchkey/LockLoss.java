@@ -1,0 +1,49 @@
+package io.latchkey;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Why and when a held lock stopped being held, as delivered by {@link LockHandle#lost()}.
+ *
+ * @param name   the lock's name
+ * @param token  the fencing token of the grant that was lost
+ * @param reason the cause
+ * @param at     when the loss was detected (wall clock, for display only)
+ * @param detail a human-readable explanation
+ * @param cause  the underlying error, if any (for example the last failed renewal), else {@code null}
+ */
+public record LockLoss(String name, long token, Reason reason, Instant at, String detail, Throwable cause) {
+
+    /** The cause of a loss. */
+    public enum Reason {
+        /** The lease ran out without being renewed (auto-renew off, or max hold reached). */
+        EXPIRED,
+        /** Renewal could not reach the store, or the store refused it, before validity ran out. */
+        RENEWAL_FAILED,
+        /** The session or connection that bound the grant ended (session-bound stores). */
+        SESSION_LOST,
+        /** The grant was removed from the store by someone else while it was still valid (forced release). */
+        RELEASED_BY_ADMIN,
+        /** The owning {@link LockClient} was closed while the lock was held. */
+        CLIENT_CLOSED
+    }
+
+    public LockLoss {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(reason, "reason");
+        Objects.requireNonNull(at, "at");
+        Objects.requireNonNull(detail, "detail");
+    }
+
+    /** The underlying error, if there was one. */
+    public Optional<Throwable> failure() {
+        return Optional.ofNullable(cause);
+    }
+
+    @Override
+    public String toString() {
+        return "LockLoss[lock '" + name + "', token " + token + ", " + reason + " at " + at + ": " + detail + "]";
+    }
+}

@@ -1,0 +1,158 @@
+package io.latchkey;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * How a lock is held and waited for. Immutable; build with {@link #builder()} or adjust with
+ * {@link #toBuilder()}. Every setter checks its argument at once and says what is allowed.
+ *
+ * <ul>
+ *   <li>{@code lease} (default 30 s): how long a grant lives in the store without renewal. If the holder
+ *       dies, others can acquire after at most this long (plus the store's slack). A lease is <em>not</em>
+ *       exclusion if the holder is paused (GC, swap, VM freeze) past it: pass {@link LockHandle#fencingToken()}
+ *       to the resource you protect and let it reject stale tokens.</li>
+ *   <li>{@code autoRenew} (default on): the core renews the lease every {@code renewInterval}
+ *       (default lease/3) on a shared scheduler, until released or until {@code maxHold}.</li>
+ *   <li>{@code maxHold} (default none): no renewal extends the grant past acquisition + maxHold; the
+ *       handle is then lost with {@link LockLoss.Reason#EXPIRED}. A guard against a holder stuck forever.</li>
+ *   <li>{@code retry} (default {@link RetryStrategy#defaultStrategy()}): pauses between attempts while waiting.</li>
+ *   <li>{@code reentrancy} (default {@link Reentrancy#NONE}).</li>
+ *   <li>{@code fairness} (default {@link Fairness#PREFERRED}).</li>
+ * </ul>
+ */
+public final class LockOptions {
+    private static final LockOptions DEFAULTS = new Builder().build();
+
+    private final Duration lease;
+    private final boolean autoRenew;
+    private final Duration renewInterval;
+    private final Duration maxHold;
+    private final RetryStrategy retry;
+    private final Reentrancy reentrancy;
+    private final Fairness fairness;
+
+    private LockOptions(Builder b) {
+        this.lease = b.lease;
+        this.autoRenew = b.autoRenew;
+        this.renewInterval = b.renewInterval != null ? b.renewInterval : b.lease.dividedBy(3);
+        this.maxHold = b.maxHold;
+        this.retry = b.retry;
+        this.reentrancy = b.reentrancy;
+        this.fairness = b.fairness;
+    }
+
+    /** The defaults: 30 s lease, auto-renew every 10 s, no max hold, default retry, not reentrant. */
+    public static LockOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.lease = lease;
+        b.autoRenew = autoRenew;
+        b.renewInterval = renewInterval;
+        b.maxHold = maxHold;
+        b.retry = retry;
+        b.reentrancy = reentrancy;
+        b.fairness = fairness;
+        return b;
+    }
+
+    public Duration lease() { return lease; }
+
+    public boolean autoRenew() { return autoRenew; }
+
+    public Duration renewInterval() { return renewInterval; }
+
+    public Optional<Duration> maxHold() { return Optional.ofNullable(maxHold); }
+
+    public RetryStrategy retry() { return retry; }
+
+    public Reentrancy reentrancy() { return reentrancy; }
+
+    public Fairness fairness() { return fairness; }
+
+    @Override
+    public String toString() {
+        return "LockOptions[lease=" + lease + ", autoRenew=" + autoRenew + ", renewInterval=" + renewInterval
+                + ", maxHold=" + (maxHold == null ? "none" : maxHold) + ", reentrancy=" + reentrancy
+                + ", fairness=" + fairness + "]";
+    }
+
+    /** Builder for {@link LockOptions}; not thread-safe. */
+    public static final class Builder {
+        private Duration lease = Duration.ofSeconds(30);
+        private boolean autoRenew = true;
+        private Duration renewInterval;
+        private Duration maxHold;
+        private RetryStrategy retry = RetryStrategy.defaultStrategy();
+        private Reentrancy reentrancy = Reentrancy.NONE;
+        private Fairness fairness = Fairness.PREFERRED;
+
+        private Builder() {
+        }
+
+        /** Lease of each grant: positive, at most 365 days. Resets a renew interval that no longer fits. */
+        public Builder lease(Duration lease) {
+            this.lease = Durations.requireLease(lease, "lease");
+            if (renewInterval != null && renewInterval.compareTo(lease) >= 0) {
+                renewInterval = null;
+            }
+            return this;
+        }
+
+        public Builder autoRenew(boolean autoRenew) {
+            this.autoRenew = autoRenew;
+            return this;
+        }
+
+        /** How often auto-renewal runs: positive and shorter than the lease (checked by {@link #build()}). */
+        public Builder renewInterval(Duration renewInterval) {
+            this.renewInterval = Durations.requireLease(renewInterval, "renewInterval");
+            return this;
+        }
+
+        /** Cap on the total hold time, renewals included: positive, at most 365 days; {@code null} for none. */
+        public Builder maxHold(Duration maxHold) {
+            this.maxHold = maxHold == null ? null : Durations.requireLease(maxHold, "maxHold");
+            return this;
+        }
+
+        public Builder retry(RetryStrategy retry) {
+            if (retry == null) {
+                throw new IllegalArgumentException("retry must not be null; use RetryStrategy.none() for a single attempt");
+            }
+            this.retry = retry;
+            return this;
+        }
+
+        public Builder reentrancy(Reentrancy reentrancy) {
+            if (reentrancy == null) {
+                throw new IllegalArgumentException("reentrancy must not be null: NONE or PER_THREAD");
+            }
+            this.reentrancy = reentrancy;
+            return this;
+        }
+
+        public Builder fairness(Fairness fairness) {
+            if (fairness == null) {
+                throw new IllegalArgumentException("fairness must not be null: NONE, PREFERRED or REQUIRED");
+            }
+            this.fairness = fairness;
+            return this;
+        }
+
+        public LockOptions build() {
+            if (renewInterval != null && renewInterval.compareTo(lease) >= 0) {
+                throw new IllegalArgumentException("renewInterval must be shorter than the lease (" + lease
+                        + "), was " + renewInterval + "; the default is lease/3");
+            }
+            return new LockOptions(this);
+        }
+    }
+}

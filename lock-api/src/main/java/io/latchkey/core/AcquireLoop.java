@@ -1,0 +1,210 @@
+package io.latchkey.core;
+
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.LockOptions;
+import io.latchkey.LockTimeoutException;
+import io.latchkey.Reentrancy;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Busy;
+import io.latchkey.spi.Grant;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.concurrent.TimeUnit;
+
+/*
+ * The waiting loop, written once for every backend.
+ *
+ * 1. Reentrancy: a PER_THREAD holder re-entering gets a new view of its grant, no store traffic.
+ * 2. Local gate: take the name's FIFO permit (see LocalGates), so this client sends one contender to the
+ *    store per name and local waiters queue without polling.
+ * 3. Store: attempt with one owner id for the whole acquisition, so an attempt whose reply was lost is
+ *    recognised by the next one. A backend with a native queue waits inside acquire(request, maxWait).
+ * 4. Between attempts: the retry strategy's next delay, cut to the holder's remaining lease (if the store
+ *    said) and to the time left, spent in backend.awaitChange so a notifying store ends it at a release.
+ *
+ * Everything the loop took (gate permit, gate reference) is given back on every path that does not end in
+ * a grant: timeout, interruption, store failure.
+ */
+final class AcquireLoop {
+    private static final long MIN_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private AcquireLoop() {
+    }
+
+    /**
+     * @param waitNanos     0 for a single attempt that never blocks; Long.MAX_VALUE for no limit
+     * @param throwOnTimeout throw {@link LockTimeoutException} rather than return null when the wait runs out
+     */
+    static CoreHandle acquire(CoreLockClient c, String name, LockOptions o, long waitNanos, boolean throwOnTimeout)
+            throws InterruptedException {
+        c.checkOpen(name);
+        long begin = System.nanoTime();
+        if (o.reentrancy() == Reentrancy.PER_THREAD) {
+            HeldLock mine = c.active.get(name);
+            if (mine != null && mine.reentrantOwner == Thread.currentThread() && mine.addHold()) {
+                c.listeners.acquired(name, mine.grant.fencingToken(), 0);
+                return new CoreHandle(mine);
+            }
+        }
+        long deadline = HeldLock.saturatedAdd(begin, waitNanos);
+        LocalGates.Gate gate = c.gates.use(name);
+        boolean entered = false;
+        boolean granted = false;
+        Throwable failure = null;
+        try {
+            entered = waitNanos == 0
+                    ? !gate.permit.hasQueuedThreads() && gate.permit.tryAcquire()
+                    : gate.tryEnter(Math.max(0, deadline - System.nanoTime()));
+            if (!entered) {
+                return timedOut(c, name, begin, 0, null, null, gate, true, false, throwOnTimeout);
+            }
+            String owner = c.owners.next();
+            AcquireRequest request = new AcquireRequest(name, owner, o.lease(), o.fairness());
+            Iterator<Duration> delays = null;
+            Busy lastBusy = null;
+            RuntimeException lastError = null;
+            int attempts = 0;
+            for (;;) {
+                long remaining = deadline - System.nanoTime();
+                long startNanos = c.time.nanoTime();
+                AcquireResult result;
+                attempts++;
+                try {
+                    result = waitNanos > 0 && remaining > 0
+                            ? c.backend.acquire(request, Duration.ofNanos(remaining))
+                            : c.backend.tryAcquire(request);
+                    lastError = null;
+                } catch (BackendUnavailableException e) {
+                    result = null;
+                    lastError = e;
+                }
+                if (result instanceof Grant g) {
+                    checkGrant(c, request, g);
+                    HeldLock h = new HeldLock(c, g, o, gate, startNanos,
+                            o.reentrancy() == Reentrancy.PER_THREAD ? Thread.currentThread() : null);
+                    c.register(h);
+                    granted = true;
+                    h.start();
+                    if (c.isClosed()) {
+                        h.markLost(io.latchkey.LockLoss.Reason.CLIENT_CLOSED, "the LockClient was closed during acquisition", null);
+                        c.releaseQuietly(g);
+                        c.checkOpen(name);
+                    }
+                    c.listeners.acquired(name, g.fencingToken(), System.nanoTime() - begin);
+                    return h.primary;
+                }
+                if (result != null) {
+                    lastBusy = (Busy) result;
+                }
+                remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    if (lastError != null) {
+                        throw unavailable(c, name, begin, attempts, lastError);
+                    }
+                    return timedOut(c, name, begin, attempts, lastBusy, null, gate, false, false, throwOnTimeout);
+                }
+                if (delays == null) {
+                    delays = o.retry().delays();
+                }
+                if (!delays.hasNext()) {
+                    if (lastError != null) {
+                        throw unavailable(c, name, begin, attempts, lastError);
+                    }
+                    return timedOut(c, name, begin, attempts, lastBusy, null, gate, false, true, throwOnTimeout);
+                }
+                long pause = Math.min(checkedDelay(delays.next()), remaining);
+                if (result != null && lastBusy.retryAfter() != null) {
+                    pause = Math.min(pause, Math.max(MIN_PAUSE_NANOS, lastBusy.retryAfter().toNanos()));
+                }
+                if (result == null) {
+                    TimeUnit.NANOSECONDS.sleep(pause); // the store is unreachable: no one to notify us
+                } else {
+                    try {
+                        c.backend.awaitChange(name, Duration.ofNanos(pause));
+                    } catch (BackendUnavailableException e) {
+                        lastError = e;
+                    }
+                }
+                c.checkOpen(name);
+            }
+        } catch (InterruptedException | RuntimeException | Error e) {
+            failure = e;
+            throw e;
+        } finally {
+            if (!granted) {
+                if (entered) {
+                    gate.leave();
+                }
+                c.gates.unuse(gate);
+                if (failure != null) {
+                    c.listeners.acquireFailed(name, System.nanoTime() - begin, failure);
+                }
+            }
+        }
+    }
+
+    private static void checkGrant(CoreLockClient c, AcquireRequest request, Grant g) {
+        if (!g.name().equals(request.name()) || !g.owner().equals(request.owner())) {
+            c.releaseQuietly(g);
+            throw new IllegalStateException("backend " + c.backend() + " returned a grant for lock '" + g.name()
+                    + "' owner " + g.owner() + " in answer to a request for '" + request.name() + "' owner "
+                    + request.owner() + ": the backend is broken");
+        }
+    }
+
+    private static long checkedDelay(Duration d) {
+        if (d == null || d.isNegative()) {
+            throw new IllegalArgumentException("retry strategy returned " + d + "; delays must be zero or positive");
+        }
+        return d.compareTo(io.latchkey.Durations.MAX_WAIT) > 0 ? Long.MAX_VALUE : d.toNanos();
+    }
+
+    private static CoreHandle timedOut(CoreLockClient c, String name, long begin, int attempts, Busy busy,
+                                       Throwable cause, LocalGates.Gate gate, boolean localBusy, boolean exhausted,
+                                       boolean throwOnTimeout) {
+        long waited = System.nanoTime() - begin;
+        LockTimeoutException e = new LockTimeoutException(
+                timeoutMessage(c, name, waited, attempts, busy, gate, localBusy, exhausted),
+                name, c.backend(), Duration.ofNanos(waited));
+        if (throwOnTimeout) {
+            throw e; // reported to listeners by acquire's finally block
+        }
+        c.listeners.acquireFailed(name, waited, e);
+        return null;
+    }
+
+    /** HikariCP-style: say what was seen, so a timeout can be diagnosed from the message alone. */
+    private static String timeoutMessage(CoreLockClient c, String name, long waitedNanos, int attempts, Busy busy,
+                                         LocalGates.Gate gate, boolean localBusy, boolean exhausted) {
+        StringBuilder sb = new StringBuilder(160);
+        sb.append(exhausted ? "Gave up on lock " : "Timed out after ").append(exhausted ? "" : Duration.ofNanos(waitedNanos) + " waiting for lock ")
+                .append(LockNames.quote(name)).append(" on ").append(c.backend()).append(": ");
+        if (exhausted) {
+            sb.append("the retry strategy ran out of delays after ").append(Duration.ofNanos(waitedNanos)).append("; ");
+        }
+        if (localBusy) {
+            sb.append("this client already holds it or is acquiring it");
+        } else if (busy != null && busy.holder() != null) {
+            sb.append("held by ").append(busy.holder());
+            if (busy.holderToken() >= 0) {
+                sb.append(" (token ").append(busy.holderToken()).append(')');
+            }
+            if (busy.retryAfter() != null) {
+                sb.append(", lease ends in ").append(busy.retryAfter());
+            }
+        } else {
+            sb.append("held by another owner");
+        }
+        sb.append("; ").append(attempts).append(attempts == 1 ? " attempt" : " attempts");
+        sb.append(", ").append(gate.queued()).append(" more waiter(s) queued in this client");
+        return sb.toString();
+    }
+
+    private static BackendUnavailableException unavailable(CoreLockClient c, String name, long begin, int attempts,
+                                                           RuntimeException last) {
+        return new BackendUnavailableException("Could not acquire lock " + LockNames.quote(name) + " on " + c.backend()
+                + ": the store did not answer (" + attempts + " attempts in " + Duration.ofNanos(System.nanoTime() - begin)
+                + "); last error: " + last.getMessage(), name, c.backend(), last);
+    }
+}

@@ -1,0 +1,236 @@
+package io.latchkey.core;
+
+import io.latchkey.Capability;
+import io.latchkey.DistributedLock;
+import io.latchkey.Fairness;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockInfo;
+import io.latchkey.LockListener;
+import io.latchkey.LockLoss;
+import io.latchkey.LockOptions;
+import io.latchkey.spi.GrantLossSink;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.LockBackend;
+import io.latchkey.spi.TimeSource;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * The core's LockClient: owns one backend, one scheduler thread and a worker pool shared by all its locks,
+ * the local gates (single-flight per name) and the registry of grants it holds.
+ *
+ * Concurrency design. `active` maps a name to the one grant this client holds for it (the local gate
+ * admits one holder per name, so there is never more than one). It is how store-reported losses, reentrant
+ * acquisitions and held() find a grant. Closing flips `closed` first so that no new acquisition starts,
+ * then ends every active grant as CLIENT_CLOSED; an acquisition that races with close re-checks `closed`
+ * after registering its grant and gives it back.
+ */
+public final class CoreLockClient implements LockClient {
+    private static final Logger log = LoggerFactory.getLogger(CoreLockClient.class);
+
+    final LockBackend backend;
+    final TimeSource time;
+    final Listeners listeners = new Listeners();
+    final LocalGates gates = new LocalGates();
+    final OwnerIds owners;
+    final CoreExecutors executors;
+    final ConcurrentHashMap<String, HeldLock> active = new ConcurrentHashMap<>();
+
+    private final String description;
+    private final Set<Capability> capabilities;
+    private volatile boolean closed;
+
+    /**
+     * Wraps a backend. {@code ownerLabel} prefixes owner ids (default {@code host/pid}) so operators can
+     * see who holds a lock.
+     */
+    public CoreLockClient(LockBackend backend, String ownerLabel) {
+        if (backend == null) {
+            throw new IllegalArgumentException("backend must not be null");
+        }
+        this.backend = backend;
+        this.time = backend.timeSource();
+        this.description = backend.description();
+        Set<Capability> caps = backend.capabilities();
+        this.capabilities = caps.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(caps));
+        this.owners = new OwnerIds(ownerLabel);
+        this.executors = new CoreExecutors(owners.clientId());
+        backend.bind(new LossSink());
+    }
+
+    @Override
+    public DistributedLock lock(String name) {
+        return lock(name, LockOptions.defaults());
+    }
+
+    @Override
+    public DistributedLock lock(String name, LockOptions options) {
+        LockNames.check(name);
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null; use LockOptions.defaults()");
+        }
+        if (options.fairness() == Fairness.REQUIRED && !capabilities.contains(Capability.FAIR)) {
+            throw new IllegalArgumentException("fairness REQUIRED cannot be met by " + description
+                    + ": the backend does not claim Capability.FAIR (it has " + capabilities + "); use PREFERRED");
+        }
+        checkOpen(name);
+        return new CoreLock(this, name, options);
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        LockNames.check(name);
+        checkOpen(name);
+        return backend.inspect(name);
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix) {
+        if (prefix == null) {
+            throw new IllegalArgumentException("prefix must not be null; pass \"\" to list every lock");
+        }
+        if (!prefix.isEmpty()) {
+            LockNames.check(prefix);
+        }
+        checkOpen(null);
+        if (!capabilities.contains(Capability.LISTING)) {
+            throw new UnsupportedOperationException("listing locks is not supported by " + description
+                    + " (capability LISTING not claimed)");
+        }
+        return backend.list(prefix);
+    }
+
+    @Override
+    public List<LockHandle> held() {
+        List<LockHandle> out = new ArrayList<>();
+        for (HeldLock h : active.values()) {
+            if (h.isActive()) {
+                out.add(h.primary);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        LockNames.check(name);
+        checkOpen(name);
+        return backend.forceRelease(name);
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public String backend() {
+        return description;
+    }
+
+    @Override
+    public void addListener(LockListener listener) {
+        listeners.add(listener);
+    }
+
+    @Override
+    public void removeListener(LockListener listener) {
+        listeners.remove(listener);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (HeldLock h : active.values()) {
+            if (h.markLost(LockLoss.Reason.CLIENT_CLOSED, "the LockClient was closed while the lock was held", null)) {
+                releaseQuietly(h.grant);
+            }
+        }
+        executors.shutdown();
+        try {
+            backend.close();
+        } catch (RuntimeException e) {
+            log.warn("Closing backend {} failed", description, e);
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void checkOpen(String name) {
+        if (closed) {
+            throw new IllegalStateException("LockClient for " + description + " is closed"
+                    + (name == null ? "" : "; cannot use lock '" + name + "'"));
+        }
+    }
+
+    void register(HeldLock h) {
+        active.put(h.name(), h);
+    }
+
+    void forget(HeldLock h) {
+        active.remove(h.name(), h);
+    }
+
+    void releaseQuietly(Grant grant) {
+        try {
+            backend.release(grant);
+        } catch (RuntimeException e) {
+            log.debug("Best-effort release of lock '{}' on {} failed; it expires by its lease", grant.name(), description, e);
+        }
+    }
+
+    void releaseQuietlyInBackground(Grant grant) {
+        try {
+            executors.workers.execute(() -> releaseQuietly(grant));
+        } catch (RejectedExecutionException closing) {
+            releaseQuietly(grant);
+        }
+    }
+
+    /** Completes a loss future on a worker, so user callbacks never run on (and stall) the timer thread. */
+    void completeOffTimerThread(CompletableFuture<LockLoss> f, LockLoss loss) {
+        try {
+            executors.workers.execute(() -> f.complete(loss));
+        } catch (RejectedExecutionException closing) {
+            f.complete(loss);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockClient[" + description + ", client " + owners.clientId() + ", holding " + active.size()
+                + (closed ? ", closed]" : "]");
+    }
+
+    /** Losses the store reports by itself (session expiry, dead connection, virtual clock). */
+    private final class LossSink implements GrantLossSink {
+        @Override
+        public void grantLost(String name, String owner, LockLoss.Reason reason, String detail, Throwable cause) {
+            HeldLock h = active.get(name);
+            if (h != null && h.ownedBy(owner)) {
+                h.markLost(reason, detail, cause);
+            }
+        }
+
+        @Override
+        public void allLost(LockLoss.Reason reason, String detail, Throwable cause) {
+            for (HeldLock h : active.values()) {
+                h.markLost(reason, detail, cause);
+            }
+        }
+    }
+}

@@ -1,0 +1,434 @@
+package io.latchkey.core;
+
+import io.latchkey.LockLoss;
+import io.latchkey.LockOptions;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.TimeSource;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * One grant held by this client, from acquisition to release or loss.
+ *
+ * Concurrency design. Three parties touch a HeldLock: the user's threads (renew, release), the client's
+ * single scheduler thread (timers), and worker threads (background renewals, store-reported losses).
+ * - `state` moves once, ACTIVE -> RELEASED or ACTIVE -> LOST, under `stateLock`; whoever makes that move
+ *   owns the clean-up (cancel the timer, leave the local gate, forget the grant), so it happens exactly once.
+ * - `stateLock` guards only bookkeeping (timer, renewal flags); no I/O ever runs while it is held, so a
+ *   store that hangs cannot stall timers, other locks, or virtual threads.
+ * - At most one timer is pending. It fires at the earlier of "renewal due" and "validity about to run
+ *   out" (validUntil minus a guard). The scheduler thread never does I/O: a due renewal is handed to a
+ *   worker, and the loss deadline stays armed while that renewal is in flight, so a renewal stuck in I/O
+ *   cannot delay the loss report past validUntil.
+ * - validUntilNanos only moves forward (max of concurrent renewals, each counted from its own start).
+ * - The lost() future is created lazily (most grants are never lost); `loss` is written before the future
+ *   is read, and the future before `loss` is read, so one of the two sides always completes it.
+ */
+final class HeldLock {
+    private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
+    private static final VarHandle LOST_FUTURE;
+
+    static {
+        try {
+            LOST_FUTURE = MethodHandles.lookup().findVarHandle(HeldLock.class, "lostFuture", CompletableFuture.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final int ACTIVE = 0;
+    private static final int RELEASED = 1;
+    private static final int LOST = 2;
+
+    final CoreLockClient client;
+    final Grant grant;
+    final LockOptions options;
+    final Thread reentrantOwner; // null unless PER_THREAD
+    final Instant acquiredAt;
+    final CoreHandle primary;
+
+    private final LocalGates.Gate gate;
+    private final TimeSource time;
+    private final long startNanos;
+    private final long maxHoldEndNanos;
+    private final long guardNanos;
+    private final AtomicInteger holds = new AtomicInteger(1);
+    private final ReentrantLock stateLock = new ReentrantLock();
+
+    private volatile int state = ACTIVE;
+    private volatile long validUntilNanos;
+    private volatile LockLoss loss;
+    @SuppressWarnings("unused") // accessed through LOST_FUTURE
+    private volatile CompletableFuture<LockLoss> lostFuture;
+
+    // guarded by stateLock
+    private ScheduledFuture<?> timer;
+    private boolean renewalInFlight;
+    private long nextRenewNanos;
+    private Throwable lastRenewalFailure;
+
+    HeldLock(CoreLockClient client, Grant grant, LockOptions options, LocalGates.Gate gate, long startNanos,
+             Thread reentrantOwner) {
+        this.client = client;
+        this.grant = grant;
+        this.options = options;
+        this.gate = gate;
+        this.time = client.time;
+        this.startNanos = startNanos;
+        this.acquiredAt = time.now();
+        this.reentrantOwner = reentrantOwner;
+        this.validUntilNanos = grant.validUntilNanos();
+        this.maxHoldEndNanos = options.maxHold().map(d -> saturatedAdd(startNanos, d.toNanos())).orElse(Long.MAX_VALUE);
+        long lease = options.lease().toNanos();
+        this.guardNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(500), Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease / 20));
+        this.primary = new CoreHandle(this);
+    }
+
+    /** Arms the watchdog; called once the grant is registered with the client. */
+    void start() {
+        stateLock.lock();
+        try {
+            nextRenewNanos = saturatedAdd(startNanos, options.renewInterval().toNanos());
+            reschedule();
+        } finally {
+            stateLock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- queries
+
+    String name() {
+        return grant.name();
+    }
+
+    boolean isActive() {
+        return state == ACTIVE;
+    }
+
+    boolean isValid() {
+        return state == ACTIVE && time.nanoTime() - validUntilNanos < 0;
+    }
+
+    Duration remaining() {
+        if (state != ACTIVE) {
+            return Duration.ZERO;
+        }
+        long left = validUntilNanos - time.nanoTime();
+        return left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
+    }
+
+    Instant validUntil() {
+        long v = validUntilNanos;
+        if (v == Long.MAX_VALUE) {
+            return Instant.MAX;
+        }
+        return time.now().plusNanos(v - time.nanoTime());
+    }
+
+    boolean ownedBy(String owner) {
+        return grant.owner().equals(owner);
+    }
+
+    // ---------------------------------------------------------------- reentrancy
+
+    /** Adds a reentrant hold if still active; the grant is released in the store when the last hold goes. */
+    boolean addHold() {
+        for (;;) {
+            int h = holds.get();
+            if (h <= 0 || state != ACTIVE) {
+                return false;
+            }
+            if (holds.compareAndSet(h, h + 1)) {
+                return true;
+            }
+        }
+    }
+
+    boolean releaseHold() {
+        if (holds.decrementAndGet() > 0) {
+            return state == ACTIVE;
+        }
+        return releaseInStore();
+    }
+
+    // ---------------------------------------------------------------- release
+
+    private boolean releaseInStore() {
+        stateLock.lock();
+        try {
+            if (state != ACTIVE) {
+                return false;
+            }
+            state = RELEASED;
+            cancelTimer();
+        } finally {
+            stateLock.unlock();
+        }
+        client.forget(this);
+        try {
+            boolean held = client.backend.release(grant);
+            client.listeners.released(name(), grant.fencingToken(), time.nanoTime() - startNanos);
+            return held;
+        } finally {
+            leaveGate();
+        }
+    }
+
+    // ---------------------------------------------------------------- renewal
+
+    boolean renew(Duration lease) {
+        if (state != ACTIVE) {
+            return false;
+        }
+        long start = time.nanoTime();
+        Duration capped = capByMaxHold(lease, start);
+        if (capped == null) {
+            return false; // max hold reached: the loss timer reports EXPIRED
+        }
+        RenewResult result = client.backend.renew(grant, capped);
+        return applyRenewal(result, start, false);
+    }
+
+    private void renewInBackground() {
+        long start = time.nanoTime();
+        Duration lease = capByMaxHold(options.lease(), start);
+        if (lease == null) {
+            stateLock.lock();
+            try {
+                renewalInFlight = false;
+                reschedule();
+            } finally {
+                stateLock.unlock();
+            }
+            return;
+        }
+        RenewResult result;
+        try {
+            result = client.backend.renew(grant, lease);
+        } catch (RuntimeException e) {
+            log.debug("Renewal of lock '{}' on {} failed; retrying until its validity runs out", name(), client.backend(), e);
+            stateLock.lock();
+            try {
+                renewalInFlight = false;
+                lastRenewalFailure = e;
+                nextRenewNanos = saturatedAdd(time.nanoTime(), retryIntervalNanos());
+                reschedule();
+            } finally {
+                stateLock.unlock();
+            }
+            return;
+        }
+        applyRenewal(result, start, true);
+    }
+
+    private boolean applyRenewal(RenewResult result, long start, boolean background) {
+        if (!result.held()) {
+            if (background) {
+                stateLock.lock();
+                try {
+                    renewalInFlight = false;
+                } finally {
+                    stateLock.unlock();
+                }
+            }
+            LockLoss.Reason reason = result.reason();
+            if (reason == null) {
+                reason = time.nanoTime() - validUntilNanos < 0 ? LockLoss.Reason.RELEASED_BY_ADMIN : LockLoss.Reason.EXPIRED;
+            }
+            markLost(reason, "the store no longer holds this grant (renewal refused)", null);
+            return false;
+        }
+        boolean active;
+        stateLock.lock();
+        try {
+            if (background) {
+                renewalInFlight = false;
+            }
+            active = state == ACTIVE;
+            if (active) {
+                if (result.validUntilNanos() - validUntilNanos > 0) {
+                    validUntilNanos = result.validUntilNanos();
+                }
+                lastRenewalFailure = null;
+                nextRenewNanos = saturatedAdd(start, options.renewInterval().toNanos());
+                reschedule();
+            }
+        } finally {
+            stateLock.unlock();
+        }
+        if (active) {
+            client.listeners.renewed(name(), grant.fencingToken());
+        }
+        return active;
+    }
+
+    /** The lease to ask for, cut so the grant never outlives acquisition + maxHold; null once that is reached. */
+    private Duration capByMaxHold(Duration lease, long now) {
+        if (maxHoldEndNanos == Long.MAX_VALUE) {
+            return lease;
+        }
+        long left = maxHoldEndNanos - now;
+        if (left <= TimeUnit.MILLISECONDS.toNanos(1)) {
+            return null;
+        }
+        return left < lease.toNanos() ? Duration.ofNanos(left) : lease;
+    }
+
+    private long retryIntervalNanos() {
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(10), options.renewInterval().toNanos() / 4);
+    }
+
+    // ---------------------------------------------------------------- watchdog timer
+
+    /** Arms the single timer at the next due event. Caller holds stateLock. */
+    private void reschedule() {
+        cancelTimer();
+        if (state != ACTIVE) {
+            return;
+        }
+        long lossAt = lossDeadline();
+        long next = lossAt;
+        if (options.autoRenew() && !renewalInFlight && maxHoldEndNanos - nextRenewNanos > 0 && nextRenewNanos - next < 0) {
+            next = nextRenewNanos;
+        }
+        if (next == Long.MAX_VALUE) {
+            return; // session-bound grant without renewal: the backend reports its loss
+        }
+        long delay = Math.max(0, next - time.nanoTime());
+        try {
+            timer = client.executors.scheduler.schedule(this::onTimer, delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            timer = null; // the client is closing and will end this grant itself
+        }
+    }
+
+    private long lossDeadline() {
+        long v = validUntilNanos;
+        return v == Long.MAX_VALUE ? Long.MAX_VALUE : v - guardNanos;
+    }
+
+    private void cancelTimer() {
+        ScheduledFuture<?> t = timer;
+        if (t != null) {
+            t.cancel(false);
+            timer = null;
+        }
+    }
+
+    /** Runs on the scheduler thread: decides, never does I/O. */
+    private void onTimer() {
+        LockLoss.Reason lossReason = null;
+        String detail = null;
+        Throwable cause = null;
+        stateLock.lock();
+        try {
+            timer = null;
+            if (state != ACTIVE) {
+                return;
+            }
+            long now = time.nanoTime();
+            if (now - lossDeadline() >= 0) {
+                boolean maxHoldReached = now - maxHoldEndNanos >= -guardNanos;
+                if (!options.autoRenew() || maxHoldReached) {
+                    lossReason = LockLoss.Reason.EXPIRED;
+                    detail = maxHoldReached ? "max hold of " + options.maxHold().orElseThrow() + " reached"
+                            : "lease of " + options.lease() + " ran out (auto-renew is off)";
+                } else {
+                    lossReason = LockLoss.Reason.RENEWAL_FAILED;
+                    cause = lastRenewalFailure;
+                    detail = cause == null ? "no renewal succeeded before the lease ran out"
+                            : "renewals failed until the lease ran out: " + cause.getMessage();
+                }
+            } else {
+                if (options.autoRenew() && !renewalInFlight && now - nextRenewNanos >= 0 && maxHoldEndNanos - now > 0) {
+                    renewalInFlight = true;
+                    try {
+                        client.executors.workers.execute(this::renewInBackground);
+                    } catch (RejectedExecutionException closing) {
+                        renewalInFlight = false;
+                        return;
+                    }
+                }
+                reschedule();
+                return;
+            }
+        } finally {
+            stateLock.unlock();
+        }
+        markLost(lossReason, detail, cause);
+    }
+
+    // ---------------------------------------------------------------- loss
+
+    /** Ends the grant as lost; false if it had already ended. */
+    boolean markLost(LockLoss.Reason reason, String detail, Throwable cause) {
+        stateLock.lock();
+        try {
+            if (state != ACTIVE) {
+                return false;
+            }
+            state = LOST;
+            cancelTimer();
+        } finally {
+            stateLock.unlock();
+        }
+        LockLoss l = new LockLoss(name(), grant.fencingToken(), reason, time.now(), detail, cause);
+        loss = l;
+        client.forget(this);
+        leaveGate();
+        log.warn("Lock '{}' (token {}) on {} was lost: {} - {}", name(), grant.fencingToken(), client.backend(), reason, detail);
+        CompletableFuture<LockLoss> f = lostFuture;
+        if (f != null) {
+            client.completeOffTimerThread(f, l);
+        }
+        client.listeners.lost(l);
+        if (reason == LockLoss.Reason.RENEWAL_FAILED || reason == LockLoss.Reason.EXPIRED) {
+            client.releaseQuietlyInBackground(grant);
+        }
+        return true;
+    }
+
+    CompletionStage<LockLoss> lost() {
+        @SuppressWarnings("unchecked")
+        CompletableFuture<LockLoss> f = (CompletableFuture<LockLoss>) LOST_FUTURE.getVolatile(this);
+        if (f == null) {
+            CompletableFuture<LockLoss> created = new CompletableFuture<>();
+            @SuppressWarnings("unchecked")
+            CompletableFuture<LockLoss> witness = (CompletableFuture<LockLoss>) LOST_FUTURE.compareAndExchange(this, null, created);
+            f = witness == null ? created : witness;
+        }
+        LockLoss l = loss;
+        if (l != null) {
+            f.complete(l);
+        }
+        return f.minimalCompletionStage();
+    }
+
+    private void leaveGate() {
+        gate.leave();
+        client.gates.unuse(gate);
+    }
+
+    static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+    }
+
+    @Override
+    public String toString() {
+        return "HeldLock['" + name() + "', token " + grant.fencingToken() + ", owner " + grant.owner() + ", "
+                + (state == ACTIVE ? "active" : state == RELEASED ? "released" : "lost") + "]";
+    }
+}

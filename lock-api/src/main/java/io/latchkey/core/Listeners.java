@@ -1,0 +1,70 @@
+package io.latchkey.core;
+
+import io.latchkey.LockListener;
+import io.latchkey.LockLoss;
+import java.time.Duration;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The registered {@link LockListener}s; a failing listener is logged and never breaks the lock. */
+final class Listeners {
+    private static final Logger log = LoggerFactory.getLogger(Listeners.class);
+
+    private final CopyOnWriteArrayList<LockListener> listeners = new CopyOnWriteArrayList<>();
+
+    void add(LockListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null");
+        }
+        listeners.add(listener);
+    }
+
+    void remove(LockListener listener) {
+        listeners.remove(listener);
+    }
+
+    void acquired(String name, long token, long waitedNanos) {
+        if (!listeners.isEmpty()) {
+            Duration waited = Duration.ofNanos(waitedNanos);
+            each(l -> l.acquired(name, token, waited));
+        }
+    }
+
+    void acquireFailed(String name, long waitedNanos, Throwable reason) {
+        if (!listeners.isEmpty()) {
+            Duration waited = Duration.ofNanos(waitedNanos);
+            each(l -> l.acquireFailed(name, waited, reason));
+        }
+    }
+
+    void released(String name, long token, long heldNanos) {
+        if (!listeners.isEmpty()) {
+            Duration held = Duration.ofNanos(heldNanos);
+            each(l -> l.released(name, token, held));
+        }
+    }
+
+    void renewed(String name, long token) {
+        if (!listeners.isEmpty()) {
+            each(l -> l.renewed(name, token));
+        }
+    }
+
+    void lost(LockLoss loss) {
+        if (!listeners.isEmpty()) {
+            each(l -> l.lost(loss));
+        }
+    }
+
+    private void each(Consumer<LockListener> call) {
+        for (LockListener l : listeners) {
+            try {
+                call.accept(l);
+            } catch (RuntimeException e) {
+                log.warn("Lock listener {} failed; ignored", l, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package io.latchkey.core;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/*
+ * Single-flight per name inside one client. Each name in use has a Gate: a fair one-permit semaphore
+ * whose permit is taken before contending in the store and given back only when the grant ends (released
+ * or lost). So at most one thread per client talks to the store for a name, local waiters queue in FIFO
+ * order without any store traffic, and a release hands the lock to the next local waiter with a single
+ * round trip. The semaphore is not owned by a thread, so a handle may be released from any thread.
+ *
+ * Gates are reference counted (entered by every waiter and holder) and dropped from the map when the last
+ * user leaves, so the map holds only names in use. Counting happens inside ConcurrentHashMap.compute,
+ * which makes "last one out removes" and "newcomer reuses" atomic with each other.
+ */
+final class LocalGates {
+    private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+
+    static final class Gate {
+        final String name;
+        final Semaphore permit = new Semaphore(1, true);
+        int users; // guarded by the map's bin lock (only touched inside compute)
+
+        Gate(String name) {
+            this.name = name;
+        }
+
+        /** Takes the permit in FIFO order, waiting up to the given time (0: only if free and nobody queued). */
+        boolean tryEnter(long nanos) throws InterruptedException {
+            return permit.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+        }
+
+        void leave() {
+            permit.release();
+        }
+
+        int queued() {
+            return permit.getQueueLength();
+        }
+    }
+
+    Gate use(String name) {
+        return gates.compute(name, (k, g) -> {
+            Gate gate = g == null ? new Gate(k) : g;
+            gate.users++;
+            return gate;
+        });
+    }
+
+    void unuse(Gate gate) {
+        gates.computeIfPresent(gate.name, (k, g) -> --g.users == 0 ? null : g);
+    }
+
+    int size() {
+        return gates.size();
+    }
+}

@@ -1,0 +1,126 @@
+package io.latchkey.mem;
+
+import io.latchkey.Capability;
+import io.latchkey.LockInfo;
+import io.latchkey.LockLoss;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantLossSink;
+import io.latchkey.spi.LockBackend;
+import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.TimeSource;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The {@code mem:} backend: one client's connection to a {@link MemoryStore}. Several backends on one store
+ * behave like several processes on one server. For an application's own tests:
+ *
+ * <pre>{@code
+ * VirtualClock clock = new VirtualClock();
+ * MemoryStore store = new MemoryStore(clock);
+ * LockClient a = Latchkey.client(store.newBackend());
+ * LockHandle h = a.lock("job", LockOptions.builder().autoRenew(false).build()).tryAcquire().orElseThrow();
+ * clock.advance(Duration.ofSeconds(31));   // h.lost() is now complete with EXPIRED
+ * }</pre>
+ *
+ * It claims {@link Capability#FAIR}, {@link Capability#NATIVE_WAIT}, {@link Capability#SERVER_CLOCK} and
+ * {@link Capability#LISTING}; it does not survive a restart of the JVM.
+ */
+public final class MemoryBackend implements LockBackend {
+    private static final Set<Capability> CAPABILITIES =
+            EnumSet.of(Capability.FAIR, Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING);
+
+    private final MemoryStore store;
+    private volatile GrantLossSink sink;
+
+    MemoryBackend(MemoryStore store) {
+        this.store = store;
+    }
+
+    /** The store this backend talks to. */
+    public MemoryStore store() {
+        return store;
+    }
+
+    @Override
+    public String description() {
+        return store.description();
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public TimeSource timeSource() {
+        return store.time();
+    }
+
+    @Override
+    public void bind(GrantLossSink sink) {
+        this.sink = sink;
+    }
+
+    @Override
+    public AcquireResult tryAcquire(AcquireRequest request) {
+        return store.tryAcquire(request, this);
+    }
+
+    @Override
+    public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+        return store.acquire(request, maxWait, this);
+    }
+
+    @Override
+    public boolean awaitChange(String name, Duration timeout) throws InterruptedException {
+        return store.awaitChange(name, timeout);
+    }
+
+    @Override
+    public RenewResult renew(Grant grant, Duration lease) {
+        return store.renew(grant, lease);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        return store.release(grant);
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return store.inspect(name);
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return store.list(prefix);
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        return store.forceRelease(name);
+    }
+
+    void reportLost(String name, String owner, LockLoss.Reason reason, String detail) {
+        GrantLossSink s = sink;
+        if (s != null) {
+            s.grantLost(name, owner, reason, detail, null);
+        }
+    }
+
+    @Override
+    public void close() {
+        // nothing to free: the store outlives its clients, as a server does
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryBackend[" + description() + "]";
+    }
+}

@@ -1,0 +1,386 @@
+package io.latchkey.mem;
+
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.Fairness;
+import io.latchkey.LockInfo;
+import io.latchkey.LockLoss;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Busy;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.TimeSource;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/*
+ * An in-memory lock store shared by every MemoryBackend (client) that uses it, as a server is shared by
+ * its clients. Expiry is judged by the store's own TimeSource (the system clock or a VirtualClock).
+ *
+ * Concurrency design. One Slot per name, each with its own ReentrantLock, so different names never
+ * contend. A slot keeps its token counter after release, so tokens never go back. Fair waiters queue as
+ * tickets, each with its own Condition: a release signals only the head ticket (one waiter, not all), and
+ * non-queued waiters (awaitChange) share one Condition signalled once per release. Loss notifications to
+ * holders (virtual expiry, forced release) are sent after the slot lock is released.
+ */
+public final class MemoryStore {
+    private static final ConcurrentHashMap<String, MemoryStore> NAMED = new ConcurrentHashMap<>();
+
+    private final String name;
+    private final TimeSource time;
+    private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
+    private volatile boolean available = true;
+
+    /** A private store on the system clock. */
+    public MemoryStore() {
+        this(null, TimeSource.system());
+    }
+
+    /** A private store on the given clock (for example a {@link VirtualClock}). */
+    public MemoryStore(TimeSource time) {
+        this(null, time);
+    }
+
+    private MemoryStore(String name, TimeSource time) {
+        if (time == null) {
+            throw new IllegalArgumentException("time source must not be null");
+        }
+        this.name = name;
+        this.time = time;
+        if (time instanceof VirtualClock clock) {
+            clock.onAdvance(this::expireAll);
+        }
+    }
+
+    /**
+     * The JVM-wide store with this name, created on first use and kept for the life of the JVM (as H2's
+     * {@code DB_CLOSE_DELAY=-1}), so every {@code mem:NAME} client in the JVM shares it.
+     */
+    public static MemoryStore named(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("store name must not be empty");
+        }
+        return NAMED.computeIfAbsent(name, n -> new MemoryStore(n, TimeSource.system()));
+    }
+
+    /** The store's clock. */
+    public TimeSource time() {
+        return time;
+    }
+
+    /** Simulates an outage: while unavailable, every operation throws {@link BackendUnavailableException}. */
+    public void setAvailable(boolean available) {
+        this.available = available;
+        if (available) {
+            for (Slot s : slots.values()) {
+                s.lock.lock();
+                try {
+                    s.changed.signalAll();
+                } finally {
+                    s.lock.unlock();
+                }
+            }
+        }
+    }
+
+    /** A backend (one client's view) on this store. */
+    public MemoryBackend newBackend() {
+        return new MemoryBackend(this);
+    }
+
+    String description() {
+        return name != null ? "mem:" + name : "mem:(private " + Integer.toHexString(System.identityHashCode(this)) + ")";
+    }
+
+    // ---------------------------------------------------------------- operations
+
+    AcquireResult tryAcquire(AcquireRequest req, MemoryBackend by) {
+        checkAvailable(req.name());
+        long start = time.nanoTime();
+        Slot s = slot(req.name());
+        s.lock.lock();
+        try {
+            long now = time.nanoTime();
+            if (s.isHeld(now)) {
+                return s.owner.equals(req.owner()) ? s.currentGrant(req.name()) : s.busy(now);
+            }
+            if (!s.queue.isEmpty() && req.fairness() != Fairness.NONE) {
+                return Busy.UNKNOWN; // fair order: queued waiters go first
+            }
+            return s.grant(req, by, start, now);
+        } finally {
+            s.lock.unlock();
+        }
+    }
+
+    AcquireResult acquire(AcquireRequest req, Duration maxWait, MemoryBackend by) throws InterruptedException {
+        if (req.fairness() == Fairness.NONE) {
+            return tryAcquire(req, by);
+        }
+        checkAvailable(req.name());
+        long start = time.nanoTime();
+        long deadline = System.nanoTime() + Math.min(maxWait.toNanos(), Long.MAX_VALUE / 4);
+        Slot s = slot(req.name());
+        s.lock.lock();
+        try {
+            long now = time.nanoTime();
+            if (s.isHeld(now) && s.owner.equals(req.owner())) {
+                return s.currentGrant(req.name());
+            }
+            if (!s.isHeld(now) && s.queue.isEmpty()) {
+                return s.grant(req, by, start, now);
+            }
+            Ticket me = new Ticket(s.lock.newCondition());
+            s.queue.addLast(me);
+            try {
+                for (;;) {
+                    now = time.nanoTime();
+                    if (s.queue.peekFirst() == me && !s.isHeld(now)) {
+                        s.queue.removeFirst();
+                        checkAvailable(req.name());
+                        return s.grant(req, by, time.nanoTime(), now);
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return s.isHeld(now) ? s.busy(now) : Busy.UNKNOWN;
+                    }
+                    long pause = left;
+                    if (s.isHeld(now)) {
+                        pause = Math.min(pause, Math.max(TimeUnit.MILLISECONDS.toNanos(1), s.expiresAt - now));
+                    }
+                    me.wakeUp.awaitNanos(pause);
+                    checkAvailable(req.name());
+                }
+            } finally {
+                // leaving the queue (granted, timed out, interrupted or failed): let the next one look
+                boolean wasHead = s.queue.peekFirst() == me;
+                s.queue.remove(me);
+                if (wasHead) {
+                    s.signalHead();
+                }
+            }
+        } finally {
+            s.lock.unlock();
+        }
+    }
+
+    boolean awaitChange(String lockName, Duration timeout) throws InterruptedException {
+        checkAvailable(lockName);
+        Slot s = slot(lockName);
+        s.lock.lock();
+        try {
+            return s.changed.awaitNanos(timeout.toNanos()) > 0;
+        } finally {
+            s.lock.unlock();
+        }
+    }
+
+    RenewResult renew(Grant grant, Duration lease) {
+        checkAvailable(grant.name());
+        long start = time.nanoTime();
+        Slot s = slot(grant.name());
+        s.lock.lock();
+        try {
+            long now = time.nanoTime();
+            if (s.isHeld(now) && s.owner.equals(grant.owner()) && s.token == grant.fencingToken()) {
+                s.expiresAt = now + lease.toNanos();
+                return RenewResult.renewed(start + lease.toNanos());
+            }
+            return RenewResult.notHeld(grant.owner().equals(s.forcedOwner)
+                    ? LockLoss.Reason.RELEASED_BY_ADMIN : LockLoss.Reason.EXPIRED);
+        } finally {
+            s.lock.unlock();
+        }
+    }
+
+    boolean release(Grant grant) {
+        checkAvailable(grant.name());
+        Slot s = slots.get(grant.name());
+        if (s == null) {
+            return false;
+        }
+        s.lock.lock();
+        try {
+            if (s.owner != null && s.owner.equals(grant.owner()) && s.token == grant.fencingToken()) {
+                boolean wasValid = s.isHeld(time.nanoTime());
+                s.clear();
+                return wasValid;
+            }
+            return false;
+        } finally {
+            s.lock.unlock();
+        }
+    }
+
+    Optional<LockInfo> inspect(String lockName) {
+        checkAvailable(lockName);
+        Slot s = slots.get(lockName);
+        if (s == null) {
+            return Optional.empty();
+        }
+        s.lock.lock();
+        try {
+            return Optional.ofNullable(s.info(lockName, time.nanoTime()));
+        } finally {
+            s.lock.unlock();
+        }
+    }
+
+    List<LockInfo> list(String prefix) {
+        checkAvailable(null);
+        List<LockInfo> out = new ArrayList<>();
+        slots.forEach((lockName, s) -> {
+            if (lockName.startsWith(prefix)) {
+                s.lock.lock();
+                try {
+                    LockInfo info = s.info(lockName, time.nanoTime());
+                    if (info != null) {
+                        out.add(info);
+                    }
+                } finally {
+                    s.lock.unlock();
+                }
+            }
+        });
+        out.sort(Comparator.comparing(LockInfo::name));
+        return out;
+    }
+
+    boolean forceRelease(String lockName) {
+        checkAvailable(lockName);
+        Slot s = slots.get(lockName);
+        if (s == null) {
+            return false;
+        }
+        MemoryBackend holder;
+        String owner;
+        s.lock.lock();
+        try {
+            if (!s.isHeld(time.nanoTime())) {
+                return false;
+            }
+            holder = s.grantor;
+            owner = s.owner;
+            s.forcedOwner = owner;
+            s.clear();
+        } finally {
+            s.lock.unlock();
+        }
+        holder.reportLost(lockName, owner, LockLoss.Reason.RELEASED_BY_ADMIN, "released by an administrator (forceRelease)");
+        return true;
+    }
+
+    /** Virtual clock moved: expire what ran out and tell the holders. */
+    private void expireAll() {
+        List<Object[]> expired = new ArrayList<>();
+        slots.forEach((lockName, s) -> {
+            s.lock.lock();
+            try {
+                long now = time.nanoTime();
+                if (s.owner != null && !s.isHeld(now)) {
+                    expired.add(new Object[] {s.grantor, lockName, s.owner});
+                    s.clear();
+                }
+            } finally {
+                s.lock.unlock();
+            }
+        });
+        for (Object[] e : expired) {
+            ((MemoryBackend) e[0]).reportLost((String) e[1], (String) e[2], LockLoss.Reason.EXPIRED,
+                    "lease ran out on the virtual clock");
+        }
+    }
+
+    private void checkAvailable(String lockName) {
+        if (!available) {
+            throw new BackendUnavailableException(description() + " is unavailable (simulated outage)"
+                    + (lockName == null ? "" : " for lock '" + lockName + "'"), lockName, description(), null);
+        }
+    }
+
+    private Slot slot(String lockName) {
+        Slot s = slots.get(lockName);
+        return s != null ? s : slots.computeIfAbsent(lockName, n -> new Slot());
+    }
+
+    private static final class Ticket {
+        final Condition wakeUp;
+
+        Ticket(Condition wakeUp) {
+            this.wakeUp = wakeUp;
+        }
+    }
+
+    private final class Slot {
+        final ReentrantLock lock = new ReentrantLock();
+        final Condition changed = lock.newCondition();
+        final ArrayDeque<Ticket> queue = new ArrayDeque<>(2);
+        String owner;
+        long token;
+        long lastToken;
+        long expiresAt;
+        Instant acquiredAt;
+        MemoryBackend grantor;
+        String forcedOwner;
+
+        boolean isHeld(long now) {
+            return owner != null && now - expiresAt < 0;
+        }
+
+        Grant grant(AcquireRequest req, MemoryBackend by, long start, long now) {
+            owner = req.owner();
+            token = ++lastToken;
+            long lease = req.lease().toNanos();
+            expiresAt = now + lease;
+            acquiredAt = time.now();
+            grantor = by;
+            return new Grant(req.name(), owner, token, start + lease, null);
+        }
+
+        Grant currentGrant(String lockName) {
+            // the request's owner already holds it: an earlier attempt whose reply was lost
+            return new Grant(lockName, owner, token, expiresAt, null);
+        }
+
+        Busy busy(long now) {
+            return new Busy(owner, token, Duration.ofNanos(expiresAt - now));
+        }
+
+        void clear() {
+            owner = null;
+            grantor = null;
+            acquiredAt = null;
+            signalHead();
+            changed.signal();
+        }
+
+        void signalHead() {
+            Ticket head = queue.peekFirst();
+            if (head != null) {
+                head.wakeUp.signal();
+            }
+        }
+
+        LockInfo info(String lockName, long now) {
+            if (!isHeld(now)) {
+                return null;
+            }
+            return new LockInfo(lockName, owner, token, Optional.of(acquiredAt),
+                    Optional.of(time.now().plusNanos(expiresAt - now)));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MemoryStore[" + description() + ", " + slots.size() + " names]";
+    }
+}

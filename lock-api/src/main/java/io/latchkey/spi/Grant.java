@@ -1,0 +1,16 @@
+package io.latchkey.spi;
+
+/**
+ * A backend's record of one grant; the core wraps it in a {@link io.latchkey.LockHandle}.
+ *
+ * @param name            the lock's name
+ * @param owner           the owner id the grant was made for
+ * @param fencingToken    strictly greater than every earlier grant's token for this name
+ * @param validUntilNanos until when the grant is valid, in the backend's {@link TimeSource#nanoTime()},
+ *                        counted conservatively from <em>before</em> the granting request was sent
+ *                        (lease minus drift); {@link Long#MAX_VALUE} for a grant bound only to a session
+ * @param state           backend-private data (a connection, a node path, a key), opaque to the core
+ */
+public record Grant(String name, String owner, long fencingToken, long validUntilNanos, Object state)
+        implements AcquireResult {
+}

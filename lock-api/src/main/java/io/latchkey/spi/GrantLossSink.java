@@ -1,0 +1,17 @@
+package io.latchkey.spi;
+
+import io.latchkey.LockLoss;
+
+/**
+ * How a backend tells the core about losses it learns of by itself (session expiry, a dead connection,
+ * a virtual clock moved past a lease) rather than in answer to a renewal. Given to the backend once by
+ * {@link LockBackend#bind(GrantLossSink)}. Calls are cheap and never block; an unknown grant is ignored.
+ */
+public interface GrantLossSink {
+
+    /** The grant made to {@code owner} for {@code name} is gone. */
+    void grantLost(String name, String owner, LockLoss.Reason reason, String detail, Throwable cause);
+
+    /** Every grant this backend instance made is gone (for example the session that bound them expired). */
+    void allLost(LockLoss.Reason reason, String detail, Throwable cause);
+}

@@ -1,0 +1,95 @@
+package io.latchkey.spi;
+
+import io.latchkey.Capability;
+import io.latchkey.LockInfo;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Store primitives for one lock store. The core does everything else (waiting loop, local queue,
+ * renewal, loss detection, reentrancy, validation, events), so a backend stays small.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li>Thread-safe: the core calls it from many threads at once, never for the same name concurrently
+ *       from one client except {@link #release} racing a renewal.</li>
+ *   <li>Names reaching the backend are valid (1–255 UTF-8 bytes, no control characters); the backend must
+ *       encode every one of them without escape or collision.</li>
+ *   <li>{@link #tryAcquire} grants only if no other owner holds a valid grant; a grant it finds already held
+ *       by the request's owner is returned as granted with the same token (idempotent retries).</li>
+ *   <li>Fencing tokens never go back for a name, also across release and expiry.</li>
+ *   <li>{@link #renew} and {@link #release} act only if the store still holds this very grant (owner and
+ *       token); they never touch a later grant.</li>
+ *   <li>I/O failures surface as {@link io.latchkey.BackendUnavailableException} naming the lock and
+ *       {@link #description()}; a password never appears in a message.</li>
+ * </ul>
+ */
+public interface LockBackend extends AutoCloseable {
+
+    /** The store's URI or a similar description, without any password. */
+    String description();
+
+    /** What the backend offers beyond the core contract; the TCK tests each claim. */
+    Set<Capability> capabilities();
+
+    /** The clock for this backend's grants; the system clock unless the store is virtual. */
+    default TimeSource timeSource() {
+        return TimeSource.system();
+    }
+
+    /** Called once by the core before any other call, with where to report losses the store detects itself. */
+    default void bind(GrantLossSink sink) {
+    }
+
+    /** One attempt, without waiting in the store. */
+    AcquireResult tryAcquire(AcquireRequest request);
+
+    /**
+     * An attempt that may wait inside the store (a native queue, a blocking database lock) for up to
+     * {@code maxWait}; returns {@link Busy} if still not granted then. The default is one
+     * {@link #tryAcquire} and the core's loop does the waiting. Must honour interruption and leave nothing
+     * held or queued when it returns busy or throws.
+     */
+    default AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+        return tryAcquire(request);
+    }
+
+    /**
+     * Pauses a waiter until the store reports a change to {@code name} (a release) or {@code timeout} passes.
+     * The default sleeps the whole timeout: backends that can be notified override it and claim
+     * {@link Capability#NATIVE_WAIT}. One release should wake one waiter per client.
+     *
+     * @return true if woken by a notification, false on timeout
+     */
+    default boolean awaitChange(String name, Duration timeout) throws InterruptedException {
+        TimeUnit.NANOSECONDS.sleep(timeout.toNanos());
+        return false;
+    }
+
+    /** Extends this grant's lease if the store still holds it. */
+    RenewResult renew(Grant grant, Duration lease);
+
+    /** Removes this grant if the store still holds it; true if it did. */
+    boolean release(Grant grant);
+
+    /** What the store holds for {@code name}. */
+    Optional<LockInfo> inspect(String name);
+
+    /** Every held lock whose name starts with {@code prefix}; backends with {@link Capability#LISTING} override it. */
+    default List<LockInfo> list(String prefix) {
+        throw new UnsupportedOperationException("listing locks is not supported by " + description()
+                + " (capability LISTING not claimed)");
+    }
+
+    /** Removes the current grant of {@code name}, whoever holds it; true if there was one. */
+    default boolean forceRelease(String name) {
+        throw new UnsupportedOperationException("forced release is not supported by " + description());
+    }
+
+    /** Frees the backend's resources (not those the application passed in). */
+    @Override
+    void close();
+}

@@ -1,0 +1,43 @@
+package io.latchkey.spi;
+
+import java.time.Clock;
+import java.time.Instant;
+
+/**
+ * The clock the core uses for a backend's grants: a monotonic nanosecond counter for validity, and a wall
+ * clock for display. Backends use the system clock; the {@code mem:} backend can use a virtual clock so that
+ * tests expire leases deterministically.
+ */
+public interface TimeSource {
+
+    /** Monotonic nanoseconds, comparable only with other values of the same source (as {@link System#nanoTime()}). */
+    long nanoTime();
+
+    /** The current instant, for display only. */
+    Instant now();
+
+    /** The system's monotonic and wall clocks. */
+    static TimeSource system() {
+        return SystemTimeSource.INSTANCE;
+    }
+}
+
+final class SystemTimeSource implements TimeSource {
+    static final SystemTimeSource INSTANCE = new SystemTimeSource();
+    private static final Clock UTC = Clock.systemUTC();
+
+    @Override
+    public long nanoTime() {
+        return System.nanoTime();
+    }
+
+    @Override
+    public Instant now() {
+        return UTC.instant();
+    }
+
+    @Override
+    public String toString() {
+        return "TimeSource.system()";
+    }
+}

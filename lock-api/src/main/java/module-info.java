@@ -1,0 +1,15 @@
+/**
+ * Latchkey's user API ({@code io.latchkey}), SPI ({@code io.latchkey.spi}) and in-memory backend
+ * ({@code io.latchkey.mem}). The core ({@code io.latchkey.core}) is internal.
+ */
+module io.latchkey {
+    requires org.slf4j;
+
+    exports io.latchkey;
+    exports io.latchkey.spi;
+    exports io.latchkey.mem;
+
+    uses io.latchkey.spi.LockBackendProvider;
+
+    provides io.latchkey.spi.LockBackendProvider with io.latchkey.mem.MemoryBackendProvider;
+}

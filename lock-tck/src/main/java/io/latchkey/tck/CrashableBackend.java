@@ -1,0 +1,104 @@
+package io.latchkey.tck;
+
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.Capability;
+import io.latchkey.LockInfo;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantLossSink;
+import io.latchkey.spi.LockBackend;
+import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.TimeSource;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Wraps a backend so the TCK can crash the client that uses it: after {@link #crash}, the wrapped backend
+ * has been closed without releasing, and every call fails as a dead process's would. Grants it held stay in
+ * the store until their lease or session ends, which is what the lease rules need to observe.
+ */
+final class CrashableBackend implements LockBackend {
+    private final LockBackend delegate;
+    private volatile boolean crashed;
+
+    CrashableBackend(LockBackend delegate) {
+        this.delegate = delegate;
+    }
+
+    void crash(TckFaults faults) {
+        crashed = true;
+        faults.crash(delegate);
+    }
+
+    private void alive() {
+        if (crashed) {
+            throw new BackendUnavailableException("client crashed by the TCK", null, delegate.description(), null);
+        }
+    }
+
+    @Override public String description() { return delegate.description(); }
+
+    @Override public Set<Capability> capabilities() { return delegate.capabilities(); }
+
+    @Override public TimeSource timeSource() { return delegate.timeSource(); }
+
+    @Override public void bind(GrantLossSink sink) { delegate.bind(sink); }
+
+    @Override
+    public AcquireResult tryAcquire(AcquireRequest request) {
+        alive();
+        return delegate.tryAcquire(request);
+    }
+
+    @Override
+    public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+        alive();
+        return delegate.acquire(request, maxWait);
+    }
+
+    @Override
+    public boolean awaitChange(String name, Duration timeout) throws InterruptedException {
+        alive();
+        return delegate.awaitChange(name, timeout);
+    }
+
+    @Override
+    public RenewResult renew(Grant grant, Duration lease) {
+        alive();
+        return delegate.renew(grant, lease);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        alive();
+        return delegate.release(grant);
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        alive();
+        return delegate.inspect(name);
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix) {
+        alive();
+        return delegate.list(prefix);
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        alive();
+        return delegate.forceRelease(name);
+    }
+
+    @Override
+    public void close() {
+        if (!crashed) {
+            delegate.close();
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package io.latchkey.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** §4.1 Exclusion: at most one valid handle per name at any instant, as judged by the store. */
+@Tag("exclusion")
+public interface ExclusionRules extends TckRules {
+
+    @Test
+    @DisplayName("§4.1 exclusion: a second client cannot acquire a lock another client holds")
+    default void exclusion_secondClientCannotAcquireHeldLock() {
+        LockClient a = tck().newClient();
+        LockClient b = tck().newClient();
+        String name = tck().name("held");
+        try (LockHandle h = Tck.mustAcquire(a.lock(name))) {
+            assertTrue(b.lock(name).tryAcquire().isEmpty(), "client B acquired '" + name + "' while A held it (token " + h.fencingToken() + ")");
+        }
+        Tck.mustAcquire(b.lock(name)).close();
+    }
+
+    @Test
+    @DisplayName("§4.1 exclusion: 16 threads on 4 clients x 500 acquisitions never overlap and lose no update")
+    default void exclusion_noOverlapAndNoLostUpdateUnderConcurrency() throws Exception {
+        TckSettings s = tck().settings();
+        String name = tck().name("contended");
+        List<LockClient> clients = new ArrayList<>();
+        for (int i = 0; i < s.exclusionClients(); i++) {
+            clients.add(tck().newClient());
+        }
+        LockOptions options = Tck.fastRetry(LockOptions.builder().lease(Duration.ofSeconds(30)).build());
+        OverlapDetector detector = new OverlapDetector();
+        LostUpdateRegister register = new LostUpdateRegister();
+        LockHistory history = tck().history();
+        CountDownLatch start = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(s.exclusionThreads());
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < s.exclusionThreads(); t++) {
+                DistributedLock lock = clients.get(t % clients.size()).lock(name, options);
+                String who = "thread-" + t;
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    for (int r = 0; r < s.exclusionRounds(); r++) {
+                        LockHandle h = lock.acquire(Duration.ofSeconds(120));
+                        LockHistory.Entry e = history.granted(h);
+                        detector.enter(who);
+                        register.increment();
+                        detector.exit(who);
+                        e.released();
+                        h.release();
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : futures) {
+                f.get(170, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        long expected = (long) s.exclusionThreads() * s.exclusionRounds();
+        assertEquals(0, detector.overlaps(), () -> "holders overlapped " + detector.overlaps() + " times; first: " + detector.firstOverlap());
+        assertEquals(expected, register.value(), "lost updates: the register shows " + register.value() + " of " + expected + " increments");
+        assertEquals(List.of(), history.violations(), "the lock history has violations");
+    }
+
+    @Test
+    @DisplayName("§4.1 exclusion: locks with different names do not exclude each other")
+    default void exclusion_differentNamesAreIndependent() {
+        LockClient a = tck().newClient();
+        LockClient b = tck().newClient();
+        try (LockHandle x = Tck.mustAcquire(a.lock(tck().name("x")));
+             LockHandle y = Tck.mustAcquire(b.lock(tck().name("y")))) {
+            assertTrue(x.isValid() && y.isValid());
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.latchkey.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockLoss;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** §4.2 Fencing: every grant's token is strictly greater than every earlier grant's token for the name. */
+@Tag("fencing")
+public interface FencingRules extends TckRules {
+
+    @Test
+    @DisplayName("§4.2 fencing: tokens strictly increase across clients and releases")
+    default void fencing_tokensIncreaseAcrossClientsAndReleases() {
+        List<LockClient> clients = List.of(tck().newClient(), tck().newClient(), tck().newClient());
+        String name = tck().name("fenced");
+        long previous = Long.MIN_VALUE;
+        for (int i = 0; i < 30; i++) {
+            try (LockHandle h = Tck.mustAcquire(clients.get(i % 3).lock(name))) {
+                long token = h.fencingToken();
+                final long before = previous;
+                assertTrue(token > before, () -> "grant #" + " got token " + token + " after token " + before);
+                previous = token;
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("§4.2 fencing: a grant after an expired one gets a greater token")
+    default void fencing_tokenIncreasesAfterExpiry() throws Exception {
+        LockClient a = tck().newClient();
+        LockClient b = tck().newClient();
+        String name = tck().name("expiring");
+        LockHandle first = Tck.mustAcquire(a.lock(name, Tck.expiring(tck())));
+        LockLoss loss = first.lost().toCompletableFuture()
+                .get(tck().settings().shortLease().plus(tck().settings().slack()).toMillis(), TimeUnit.MILLISECONDS);
+        assertEquals(LockLoss.Reason.EXPIRED, loss.reason());
+        try (LockHandle second = Tck.mustAcquire(b.lock(name), tck().settings().slack())) {
+            assertTrue(second.fencingToken() > first.fencingToken(),
+                    () -> "token " + second.fencingToken() + " after expired token " + first.fencingToken());
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.latchkey.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.Capability;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockInfo;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** inspect / list / held: what the store and the client say is held. */
+@Tag("inspection")
+public interface InspectionRules extends TckRules {
+
+    @Test
+    @DisplayName("inspect: shows the holder's owner, token and a future expiry; empty once released")
+    default void inspect_showsTheHolder() {
+        LockClient a = tck().newClient();
+        LockClient b = tck().newClient();
+        String name = tck().name("inspected");
+        assertTrue(b.inspect(name).isEmpty(), "a never-acquired lock was reported held");
+        LockHandle h = Tck.mustAcquire(a.lock(name));
+        Optional<LockInfo> info = b.inspect(name);
+        assertTrue(info.isPresent(), "inspect() does not show a held lock");
+        assertEquals(name, info.get().name());
+        assertEquals(h.owner(), info.get().owner());
+        assertEquals(h.fencingToken(), info.get().fencingToken());
+        info.get().expiresAt().ifPresent(at -> assertTrue(at.isAfter(Instant.now().minusSeconds(1)), "expiry in the past: " + at));
+        h.release();
+        assertTrue(b.inspect(name).isEmpty(), "inspect() still shows a released lock");
+    }
+
+    @Test
+    @DisplayName("held: a client lists exactly the handles it holds")
+    default void held_listsThisClientsHandles() {
+        LockClient a = tck().newClient();
+        try (LockHandle x = Tck.mustAcquire(a.lock(tck().name("h1")));
+             LockHandle y = Tck.mustAcquire(a.lock(tck().name("h2")))) {
+            Set<String> held = a.held().stream().map(LockHandle::name).collect(Collectors.toSet());
+            assertEquals(Set.of(x.name(), y.name()), held);
+        }
+        assertTrue(a.held().isEmpty());
+    }
+
+    @Test
+    @DisplayName("LISTING: list(prefix) shows held locks under the prefix and nothing else")
+    default void listing_listShowsHeldLocksUnderPrefix() {
+        Assumptions.assumeTrue(tck().capabilities().contains(Capability.LISTING), "backend does not claim LISTING");
+        LockClient a = tck().newClient();
+        LockClient b = tck().newClient();
+        String p = tck().name("p/");
+        try (LockHandle x = Tck.mustAcquire(a.lock(p + "a"));
+             LockHandle y = Tck.mustAcquire(b.lock(p + "b"));
+             LockHandle z = Tck.mustAcquire(a.lock(tck().name("q/a")))) {
+            List<LockInfo> listed = b.list(p);
+            assertEquals(Set.of(p + "a", p + "b"), listed.stream().map(LockInfo::name).collect(Collectors.toSet()),
+                    "list(" + p + ") returned " + listed);
+            LockInfo ia = listed.stream().filter(i -> i.name().equals(p + "a")).findFirst().orElseThrow();
+            assertEquals(x.owner(), ia.owner());
+            assertEquals(x.fencingToken(), ia.fencingToken());
+            assertTrue(z.isValid() && y.isValid());
+        }
+        assertTrue(b.list(p).isEmpty(), "released locks are still listed");
+    }
+}

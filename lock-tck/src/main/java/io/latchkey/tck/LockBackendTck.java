@@ -1,0 +1,66 @@
+package io.latchkey.tck;
+
+import io.latchkey.spi.LockBackend;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The Latchkey TCK: every guarantee of DESIGN.md §4, proven against a real store. A backend author extends
+ * this class and implements one factory method:
+ *
+ * <pre>{@code
+ * class MyBackendTckTest extends LockBackendTck {
+ *     @Override protected LockBackend newBackend() { return MyBackend.connect(server.uri()); }
+ * }
+ * }</pre>
+ *
+ * Each call of {@link #newBackend()} must return a new backend instance (one client, as if in a separate
+ * process) connected to the same store. Optional overrides: {@link #settings()} for timing, and
+ * {@link #faults()} for the fault hooks (outage, session kill, restart) that some rules need; rules whose
+ * hook or capability is missing are reported as skipped, with the reason.
+ *
+ * <p>The rule groups are the interfaces this class implements; each test's name says which rule it proves.
+ */
+@Timeout(180)
+public abstract class LockBackendTck implements ExclusionRules, FencingRules, LeaseRules, OwnershipRules, LossRules,
+        WaitingRules, IdempotencyRules, InspectionRules, ValidationRules, CapabilityRules {
+
+    private TckContext context;
+
+    /** A new backend (one client) connected to the store under test. */
+    protected abstract LockBackend newBackend();
+
+    /** Timing and sizes; override to suit a slow store or a coarse lease granularity. */
+    protected TckSettings settings() {
+        return TckSettings.defaults();
+    }
+
+    /** Fault hooks; none by default. */
+    protected TckFaults faults() {
+        return TckFaults.NONE;
+    }
+
+    @BeforeEach
+    final void openTckContext(TestInfo info) {
+        String test = info.getTestMethod().map(m -> m.getName()).orElse("test");
+        context = new TckContext(this::newBackend, settings(), faults(), test);
+    }
+
+    @AfterEach
+    final void closeTckContext() {
+        if (context != null) {
+            context.close();
+            context = null;
+        }
+    }
+
+    @Override
+    public final TckContext tck() {
+        if (context == null) {
+            throw new IllegalStateException("the TCK context exists only while a test runs");
+        }
+        return context;
+    }
+}

@@ -1,0 +1,36 @@
+package io.latchkey.tck;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Detects two holders inside a critical section at once: {@link #enter} claims the section for a holder
+ * with a compare-and-set, {@link #exit} gives it back. Any failed claim is an overlap, counted with the
+ * holders involved.
+ */
+public final class OverlapDetector {
+    private final AtomicReference<String> occupant = new AtomicReference<>();
+    private final AtomicInteger overlaps = new AtomicInteger();
+    private final AtomicReference<String> firstOverlap = new AtomicReference<>();
+
+    public void enter(String holder) {
+        String other = occupant.getAndSet(holder);
+        if (other != null) {
+            overlaps.incrementAndGet();
+            firstOverlap.compareAndSet(null, holder + " entered while " + other + " was inside");
+        }
+    }
+
+    public void exit(String holder) {
+        occupant.compareAndSet(holder, null);
+    }
+
+    public int overlaps() {
+        return overlaps.get();
+    }
+
+    /** A description of the first overlap, or null. */
+    public String firstOverlap() {
+        return firstOverlap.get();
+    }
+}

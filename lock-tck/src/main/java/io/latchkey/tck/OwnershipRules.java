@@ -1,0 +1,116 @@
+package io.latchkey.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.Capability;
+import io.latchkey.Fairness;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockInfo;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.LockBackend;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * §4.4 Ownership: only the grant that acquired can renew or release, a stale grant never touches a newer
+ * owner's, and release is idempotent. Stated at the SPI level, where the core cannot mask a backend's fault.
+ */
+@Tag("ownership")
+public interface OwnershipRules extends TckRules {
+
+    @Test
+    @DisplayName("§4.4 ownership: a stale grant's release and renew never touch the new owner's grant")
+    default void ownership_staleReleaseAndRenewDoNotTouchNewOwner() {
+        LockBackend a = tck().newBackend();
+        LockBackend b = tck().newBackend();
+        LockBackend c = tck().newBackend();
+        String name = tck().name("stale");
+        Duration lease = tck().settings().shortLease();
+        Grant stale = (Grant) grant(a.tryAcquire(request(name, "owner-a", lease)), name);
+        endGrantByStore(a, name, lease);
+        AtomicReference<Grant> fresh = new AtomicReference<>();
+        Tck.await(lease.plus(tck().settings().slack())).until(() -> {
+            AcquireResult r = b.tryAcquire(request(name, "owner-b", Duration.ofSeconds(30)));
+            if (r instanceof Grant g) {
+                fresh.set(g);
+                return true;
+            }
+            return false;
+        });
+        Grant newer = fresh.get();
+        assertTrue(newer.fencingToken() > stale.fencingToken(), "the new grant's token did not increase");
+
+        assertFalse(a.release(stale), "release() of a stale grant returned true");
+        assertFalse(a.renew(stale, Duration.ofSeconds(30)).held(), "renew() of a stale grant said it still held");
+        AcquireResult third = c.tryAcquire(request(name, "owner-c", lease));
+        assertFalse(third instanceof Grant, "a third owner acquired: the stale release or renew removed the new owner's grant");
+        Optional<LockInfo> info = c.inspect(name);
+        assertTrue(info.isPresent(), "the new owner's grant vanished");
+        assertEquals("owner-b", info.get().owner());
+        assertEquals(newer.fencingToken(), info.get().fencingToken());
+        assertTrue(b.release(newer), "the new owner could not release its own grant");
+    }
+
+    @Test
+    @DisplayName("§4.4 ownership: release is idempotent: true once, then false, close() after it is harmless")
+    default void ownership_releaseIsIdempotent() {
+        LockClient a = tck().newClient();
+        LockClient b = tck().newClient();
+        String name = tck().name("idempotent");
+        LockHandle h = Tck.mustAcquire(a.lock(name));
+        assertTrue(h.release(), "first release() returned false");
+        assertFalse(h.release(), "second release() returned true");
+        h.close();
+        assertFalse(h.isValid());
+        try (LockHandle other = Tck.mustAcquire(b.lock(name))) {
+            h.close();
+            assertFalse(h.release());
+            assertTrue(other.isValid(), "closing a released handle affected the next owner");
+            assertTrue(a.lock(name).tryAcquire().isEmpty());
+        }
+    }
+
+    @Test
+    @DisplayName("§4.4 ownership: a handle whose grant ended cannot renew")
+    default void ownership_lostHandleCannotRenew() throws Exception {
+        LockClient a = tck().newClient();
+        String name = tck().name("norenew");
+        LockHandle h = Tck.mustAcquire(a.lock(name, Tck.expiring(tck())));
+        h.lost().toCompletableFuture().get(tck().settings().shortLease().plus(tck().settings().slack()).toMillis(),
+                java.util.concurrent.TimeUnit.MILLISECONDS);
+        assertFalse(h.renew(), "renew() of a lost handle returned true");
+        assertFalse(h.release(), "release() of a lost handle returned true");
+    }
+
+    private static AcquireRequest request(String name, String owner, Duration lease) {
+        return new AcquireRequest(name, owner, lease, Fairness.NONE);
+    }
+
+    private static AcquireResult grant(AcquireResult r, String name) {
+        assertInstanceOf(Grant.class, r, "expected a grant for free lock '" + name + "', got " + r);
+        return r;
+    }
+
+    /** Lets the store end a grant: its lease runs out, or (session-bound stores) an operator removes it. */
+    private void endGrantByStore(LockBackend holder, String name, Duration lease) {
+        if (holder.capabilities().contains(Capability.SESSION_BOUND)) {
+            try {
+                Assumptions.assumeTrue(tck().newBackend().forceRelease(name), "forced release found no grant");
+            } catch (UnsupportedOperationException e) {
+                Assumptions.abort("a session-bound backend without forceRelease cannot end a grant while its session lives");
+            }
+        }
+        // lease stores: the grant expires by itself, which the caller waits for
+    }
+}

@@ -1,0 +1,88 @@
+package io.latchkey.tck;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.LockHandle;
+import io.latchkey.LockOptions;
+import io.latchkey.RetryStrategy;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+
+/** Helpers shared by the rule groups. */
+final class Tck {
+    private Tck() {
+    }
+
+    /** Awaitility with a fine poll interval, for conditions that should hold soon. */
+    static ConditionFactory await(Duration atMost) {
+        return Awaitility.await().atMost(atMost).pollInterval(Duration.ofMillis(5)).pollDelay(Duration.ZERO);
+    }
+
+    /** Options with the TCK's short lease and no renewal: a grant that expires by itself. */
+    static LockOptions expiring(TckContext tck) {
+        return LockOptions.builder().lease(tck.settings().shortLease()).autoRenew(false).build();
+    }
+
+    /** Options with the short lease, renewed automatically. */
+    static LockOptions renewing(TckContext tck) {
+        return LockOptions.builder().lease(tck.settings().shortLease()).build();
+    }
+
+    /** Fast polling, so waiting tests measure the backend rather than the default backoff. */
+    static LockOptions fastRetry(LockOptions base) {
+        return base.toBuilder().retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20))).build();
+    }
+
+    static LockHandle mustAcquire(DistributedLock lock) {
+        Optional<LockHandle> h = lock.tryAcquire();
+        assertTrue(h.isPresent(), () -> "expected to acquire free lock '" + lock.name() + "' at once, but it was busy");
+        return h.get();
+    }
+
+    static LockHandle mustAcquire(DistributedLock lock, Duration wait) {
+        try {
+            Optional<LockHandle> h = lock.tryAcquire(wait);
+            assertTrue(h.isPresent(), () -> "expected to acquire lock '" + lock.name() + "' within " + wait);
+            return h.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    /**
+     * Waits until the thread is blocked: parked in the core's queue or in the store's client, or reading a
+     * socket (a blocking store command such as BLPOP shows as RUNNABLE in a socket read).
+     */
+    static void awaitParked(Thread t, Duration atMost) {
+        await(atMost).until(() -> isParked(t));
+    }
+
+    static boolean isParked(Thread t) {
+        Thread.State s = t.getState();
+        if (s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING || s == Thread.State.BLOCKED) {
+            return true;
+        }
+        if (s != Thread.State.RUNNABLE) {
+            return false;
+        }
+        StackTraceElement[] stack = t.getStackTrace();
+        for (int i = 0; i < Math.min(10, stack.length); i++) {
+            String cls = stack[i].getClassName();
+            String method = stack[i].getMethodName();
+            if (cls.startsWith("sun.nio.ch.") || cls.startsWith("java.net.Socket") || method.equals("read0")
+                    || method.equals("epollWait") || method.equals("poll")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static long millis(long nanos) {
+        return TimeUnit.NANOSECONDS.toMillis(nanos);
+    }
+}

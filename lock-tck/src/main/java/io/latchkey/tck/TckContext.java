@@ -1,0 +1,126 @@
+package io.latchkey.tck;
+
+import io.latchkey.Capability;
+import io.latchkey.Latchkey;
+import io.latchkey.LockClient;
+import io.latchkey.spi.LockBackend;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One test's view of the backend under test. Each {@link #newClient()} is a separate client (as a separate
+ * process would be) on the same store; all of them are closed when the test ends. Names from
+ * {@link #name(String)} are unique per test run, so tests never see each other's locks on a shared server.
+ */
+public final class TckContext implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TckContext.class);
+
+    private final Supplier<LockBackend> factory;
+    private final TckSettings settings;
+    private final TckFaults faults;
+    private final String runId;
+    private final LockHistory history = new LockHistory();
+    private final List<AutoCloseable> opened = new ArrayList<>();
+    private final IdentityHashMap<LockClient, CrashableBackend> backends = new IdentityHashMap<>();
+    private Set<Capability> capabilities;
+
+    TckContext(Supplier<LockBackend> factory, TckSettings settings, TckFaults faults, String testName) {
+        this.factory = factory;
+        this.settings = settings;
+        this.faults = faults;
+        this.runId = "tck-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36) + "-" + testName;
+    }
+
+    /** A new client on the store, closed at the end of the test. */
+    public LockClient newClient() {
+        CrashableBackend backend = new CrashableBackend(createBackend());
+        LockClient client = Latchkey.client(backend, "tck");
+        synchronized (opened) {
+            opened.add(client);
+            backends.put(client, backend);
+        }
+        return client;
+    }
+
+    /** A new raw backend, for rules stated at the SPI level; closed at the end of the test. */
+    public LockBackend newBackend() {
+        LockBackend backend = createBackend();
+        synchronized (opened) {
+            opened.add(backend);
+        }
+        return backend;
+    }
+
+    private LockBackend createBackend() {
+        LockBackend backend = factory.get();
+        if (backend == null) {
+            throw new IllegalStateException("newBackend() returned null");
+        }
+        if (capabilities == null) {
+            capabilities = backend.capabilities();
+        }
+        return backend;
+    }
+
+    /** Crashes a client made by {@link #newClient()}: it stops talking to the store without releasing anything. */
+    public void crash(LockClient client) {
+        CrashableBackend backend;
+        synchronized (opened) {
+            backend = backends.get(client);
+        }
+        if (backend == null) {
+            throw new IllegalArgumentException("not a client of this test: " + client);
+        }
+        backend.crash(faults);
+    }
+
+    /** A lock name unique to this test run: {@code tck-<random>-<test>/<suffix>}. */
+    public String name(String suffix) {
+        String n = runId + "/" + suffix;
+        return n.length() > 200 ? n.substring(0, 100) + n.substring(n.length() - 100) : n;
+    }
+
+    public TckSettings settings() {
+        return settings;
+    }
+
+    public TckFaults faults() {
+        return faults;
+    }
+
+    /** The history checker of this test. */
+    public LockHistory history() {
+        return history;
+    }
+
+    /** The capabilities the backend claims. */
+    public Set<Capability> capabilities() {
+        if (capabilities == null) {
+            newBackend();
+        }
+        return capabilities;
+    }
+
+    @Override
+    public void close() {
+        List<AutoCloseable> all;
+        synchronized (opened) {
+            all = new ArrayList<>(opened);
+            opened.clear();
+            backends.clear();
+        }
+        for (AutoCloseable c : all) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                log.warn("closing {} after the test failed", c, e);
+            }
+        }
+    }
+}

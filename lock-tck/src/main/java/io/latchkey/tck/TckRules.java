@@ -1,0 +1,7 @@
+package io.latchkey.tck;
+
+/** What every rule group sees: the running test's context. Implemented by {@link LockBackendTck}. */
+public interface TckRules {
+    /** The context of the running test: clients, names, settings, faults, history. */
+    TckContext tck();
+}
