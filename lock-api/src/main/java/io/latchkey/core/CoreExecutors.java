@@ -1,6 +1,7 @@
 package io.latchkey.core;
 
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
@@ -8,27 +9,40 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/**
- * The threads of one client: a single scheduler thread that only fires timers (renewal due, validity about
- * to run out) and never does I/O, and a cached pool of workers for renewals, asynchronous acquisitions and
- * loss clean-up, which does. No thread is created per lock or per acquisition: workers are reused and idle
- * ones exit after a minute. All threads are daemons so a forgotten client never keeps a JVM alive.
+/*
+ * The threads of one client. No thread is created per lock or per acquisition:
+ * - `scheduler`: one thread that only fires timers (renewal due, validity about to run out); never I/O.
+ * - `workers`: a small bounded pool (at most RENEWAL_THREADS) for renewals and best-effort releases.
+ *   Renewals are short store calls, so a thousand locks due at the same moment
+ *   queue here instead of creating a thousand threads; the loss deadline of each grant is armed on the
+ *   scheduler independently, so a queued renewal cannot delay a loss report.
+ * - `async`: a cached pool for acquireAsync/tryAcquireAsync (which may wait for long) and for completing
+ *   lost() futures (whose user callbacks might block); its
+ *   threads are reused and idle ones exit after a minute.
+ * All threads are daemons so a forgotten client never keeps a JVM alive.
  */
 final class CoreExecutors {
-    final ScheduledThreadPoolExecutor scheduler;
-    final ExecutorService workers;
+    static final int RENEWAL_THREADS = 4;
 
-    CoreExecutors(String clientId) {
+    final ScheduledThreadPoolExecutor scheduler;
+    final ThreadPoolExecutor workers;
+    final ExecutorService async;
+
+    CoreExecutors() {
         scheduler = new ScheduledThreadPoolExecutor(1, daemon("latchkey-watchdog"));
         scheduler.setRemoveOnCancelPolicy(true);
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                daemon("latchkey-worker"));
+        workers = new ThreadPoolExecutor(RENEWAL_THREADS, RENEWAL_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), daemon("latchkey-renewal"));
+        workers.allowCoreThreadTimeOut(true);
+        async = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                daemon("latchkey-async"));
     }
 
     void shutdown() {
         scheduler.shutdownNow();
         workers.shutdown();
+        async.shutdownNow();
     }
 
     private static ThreadFactory daemon(String prefix) {

@@ -99,7 +99,7 @@ final class CoreLock implements DistributedLock {
         CompletableFuture<T> result = new CompletableFuture<>();
         Future<?> task;
         try {
-            task = client.executors.workers.submit(() -> {
+            task = client.executors.async.submit(() -> {
                 try {
                     T value = attempt.run();
                     if (!result.complete(value)) {

@@ -63,7 +63,7 @@ public final class CoreLockClient implements LockClient {
         Set<Capability> caps = backend.capabilities();
         this.capabilities = caps.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(caps));
         this.owners = new OwnerIds(ownerLabel);
-        this.executors = new CoreExecutors(owners.clientId());
+        this.executors = new CoreExecutors();
         backend.bind(new LossSink());
     }
 
@@ -201,10 +201,10 @@ public final class CoreLockClient implements LockClient {
         }
     }
 
-    /** Completes a loss future on a worker, so user callbacks never run on (and stall) the timer thread. */
+    /** Completes a loss future on the async pool, so user callbacks never stall the timer or renewal threads. */
     void completeOffTimerThread(CompletableFuture<LockLoss> f, LockLoss loss) {
         try {
-            executors.workers.execute(() -> f.complete(loss));
+            executors.async.execute(() -> f.complete(loss));
         } catch (RejectedExecutionException closing) {
             f.complete(loss);
         }

@@ -1,0 +1,108 @@
+package io.latchkey.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.Latchkey;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockOptions;
+import io.latchkey.mem.MemoryStore;
+import io.latchkey.testing.CountingBackend;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class WatchdogTest {
+    private final MemoryStore store = new MemoryStore();
+    private final CountingBackend counting = new CountingBackend(store.newBackend());
+    private final LockClient client = Latchkey.client(counting);
+
+    @AfterEach
+    void close() {
+        client.close();
+    }
+
+    @Test
+    @DisplayName("auto-renewal runs every lease/3")
+    void renewsAtAThirdOfTheLease() {
+        try (LockHandle h = client.lock("cadence", LockOptions.builder().lease(Duration.ofMillis(600)).build()).tryAcquire().orElseThrow()) {
+            long start = System.nanoTime();
+            await().atMost(Duration.ofSeconds(5)).until(() -> counting.count("renew") >= 4);
+            long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+            // 4 renewals at 200 ms intervals: about 800 ms; generous bounds, this proves cadence, not speed
+            assertThat(elapsedMs).isBetween(600L, 3000L);
+            assertThat(h.isValid()).isTrue();
+        }
+    }
+
+    @Test
+    @DisplayName("one scheduler thread and at most 4 renewal threads serve 300 held locks")
+    void noThreadPerLock() {
+        List<LockHandle> held = new ArrayList<>();
+        LockOptions options = LockOptions.builder().lease(Duration.ofMillis(300)).build();
+        for (int i = 0; i < 300; i++) {
+            held.add(client.lock("many-" + i, options).tryAcquire().orElseThrow());
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> counting.count("renew") >= 900);
+        long coreThreads = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("latchkey-watchdog") || t.getName().startsWith("latchkey-renewal")).count();
+        assertThat(coreThreads).isLessThanOrEqualTo(1 + CoreExecutors.RENEWAL_THREADS);
+        assertThat(held).allMatch(LockHandle::isValid);
+        held.forEach(LockHandle::close);
+        assertThat(client.held()).isEmpty();
+    }
+
+    @Test
+    @DisplayName("an outage shorter than the lease costs nothing: renewals resume and the lock is kept")
+    void shortOutageIsRidden() {
+        try (LockHandle h = client.lock("outage", LockOptions.builder().lease(Duration.ofSeconds(3)).build()).tryAcquire().orElseThrow()) {
+            store.setAvailable(false);
+            int before = counting.count("renew");
+            await().atMost(Duration.ofSeconds(3)).until(() -> counting.count("renew") >= before + 1);
+            store.setAvailable(true);
+            int failedUntil = counting.count("renew");
+            await().atMost(Duration.ofSeconds(3)).until(() -> counting.count("renew") > failedUntil);
+            assertThat(h.isValid()).isTrue();
+            assertThat(h.lost().toCompletableFuture()).isNotDone();
+        }
+    }
+
+    @Test
+    @DisplayName("uncontended acquire + release is two store calls")
+    void twoStoreCallsPerCycle() throws Exception {
+        var lock = client.lock("rt", LockOptions.builder().autoRenew(false).build());
+        counting.reset();
+        lock.tryAcquire().orElseThrow().close();
+        assertThat(counting.total()).isEqualTo(2);
+        counting.reset();
+        lock.acquire(Duration.ofSeconds(1)).close();
+        assertThat(counting.total()).isEqualTo(2);
+    }
+
+    @Test
+    @DisplayName("the local gate sends one contender per name to the store; the other local waiters make no store calls")
+    void localWaitersDoNotPollTheStore() throws Exception {
+        LockClient other = Latchkey.client(store.newBackend());
+        try {
+            LockHandle held = other.lock("gate").tryAcquire().orElseThrow();
+            var waiters = new ArrayList<java.util.concurrent.CompletableFuture<Void>>();
+            for (int i = 0; i < 5; i++) {
+                // each waiter releases as soon as it gets the lock, whatever order they queued in
+                waiters.add(client.lock("gate").acquireAsync(Duration.ofSeconds(30)).thenAccept(LockHandle::close));
+            }
+            await().until(() -> counting.count("acquire") >= 1);
+            int calls = counting.total();
+            held.release();
+            java.util.concurrent.CompletableFuture.allOf(waiters.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS);
+            // each waiter: one acquire and one release once it is at the head; no polling while queued
+            assertThat(counting.total() - calls).isLessThanOrEqualTo(5 * 2 + 1);
+        } finally {
+            other.close();
+        }
+    }
+}
