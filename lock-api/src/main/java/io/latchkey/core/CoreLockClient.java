@@ -201,8 +201,16 @@ public final class CoreLockClient implements LockClient {
         }
     }
 
-    /** Completes a loss future on the async pool, so user callbacks never stall the timer or renewal threads. */
+    /**
+     * Completes a loss future on the async pool, so user callbacks never stall the timer, the renewal threads
+     * or a backend's event thread (which reports store-detected losses). While the client closes, the pool is
+     * going away and the closing thread completes it.
+     */
     void completeOffTimerThread(CompletableFuture<LockLoss> f, LockLoss loss) {
+        if (closed) {
+            f.complete(loss);
+            return;
+        }
         try {
             executors.async.execute(() -> f.complete(loss));
         } catch (RejectedExecutionException closing) {
