@@ -101,7 +101,7 @@ public interface CapabilityRules extends TckRules {
         try {
             LockHandle h = Tck.mustAcquire(a.lock(name));
             tck().faults().killSession(backend);
-            LockLoss loss = h.lost().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            LockLoss loss = Tck.awaitLoss(h, Duration.ofSeconds(60), "its session was killed");
             assertEquals(LockLoss.Reason.SESSION_LOST, loss.reason(), () -> "loss was " + loss);
             Tck.mustAcquire(b.lock(name), tck().settings().slack().plusSeconds(30)).close();
         } finally {

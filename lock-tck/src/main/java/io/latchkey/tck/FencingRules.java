@@ -7,7 +7,6 @@ import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
 import io.latchkey.LockLoss;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -26,7 +25,8 @@ public interface FencingRules extends TckRules {
             try (LockHandle h = Tck.mustAcquire(clients.get(i % 3).lock(name))) {
                 long token = h.fencingToken();
                 final long before = previous;
-                assertTrue(token > before, () -> "grant #" + " got token " + token + " after token " + before);
+                final int n = i;
+                assertTrue(token > before, () -> "grant #" + n + " got token " + token + " after token " + before);
                 previous = token;
             }
         }
@@ -39,8 +39,7 @@ public interface FencingRules extends TckRules {
         LockClient b = tck().newClient();
         String name = tck().name("expiring");
         LockHandle first = Tck.mustAcquire(a.lock(name, Tck.expiring(tck())));
-        LockLoss loss = first.lost().toCompletableFuture()
-                .get(tck().settings().shortLease().plus(tck().settings().slack()).toMillis(), TimeUnit.MILLISECONDS);
+        LockLoss loss = Tck.awaitLoss(first, tck().settings().shortLease().plus(tck().settings().slack()), "its unrenewed lease ran out");
         assertEquals(LockLoss.Reason.EXPIRED, loss.reason());
         try (LockHandle second = Tck.mustAcquire(b.lock(name), tck().settings().slack())) {
             assertTrue(second.fencingToken() > first.fencingToken(),

@@ -81,7 +81,7 @@ public interface LeaseRules extends TckRules {
         Duration lease = tck().settings().shortLease();
         Duration maxHold = lease.multipliedBy(2);
         LockHandle h = Tck.mustAcquire(a.lock(name, Tck.renewing(tck()).toBuilder().maxHold(maxHold).build()));
-        LockLoss loss = h.lost().toCompletableFuture().get(maxHold.plus(tck().settings().slack()).toMillis(), TimeUnit.MILLISECONDS);
+        LockLoss loss = Tck.awaitLoss(h, maxHold.plus(tck().settings().slack()), "its max hold of " + maxHold + " ran out");
         assertEquals(LockLoss.Reason.EXPIRED, loss.reason(), () -> "loss was " + loss);
         assertFalse(h.isValid());
         Tck.mustAcquire(b.lock(name), tck().settings().slack()).close();

@@ -30,7 +30,7 @@ public interface LossRules extends TckRules {
         LockHandle h = Tck.mustAcquire(a.lock(tck().name("expire"), Tck.expiring(tck())));
         CompletableFuture<Instant[]> seen = new CompletableFuture<>();
         h.onLost(loss -> seen.complete(new Instant[] {Instant.now(), h.validUntil()}));
-        LockLoss loss = h.lost().toCompletableFuture().get(timeout(), TimeUnit.MILLISECONDS);
+        LockLoss loss = Tck.awaitLoss(h, Duration.ofMillis(timeout()), "its unrenewed lease ran out");
         assertEquals(LockLoss.Reason.EXPIRED, loss.reason());
         Instant[] at = seen.get(timeout(), TimeUnit.MILLISECONDS);
         assertTrue(at[0].isBefore(at[1]), () -> "lost() completed at " + at[0] + ", not before validUntil " + at[1]);
@@ -52,7 +52,7 @@ public interface LossRules extends TckRules {
             return;
         }
         assertTrue(removed, "forceRelease found no grant to remove");
-        LockLoss loss = h.lost().toCompletableFuture().get(timeout(), TimeUnit.MILLISECONDS);
+        LockLoss loss = Tck.awaitLoss(h, Duration.ofMillis(timeout()), "an administrator force-released it");
         assertEquals(LockLoss.Reason.RELEASED_BY_ADMIN, loss.reason(), () -> "loss was " + loss);
         assertFalse(h.isValid());
         assertFalse(h.release(), "release() after a forced release said it still held the lock");
@@ -66,7 +66,7 @@ public interface LossRules extends TckRules {
         CompletableFuture<Instant[]> seen = new CompletableFuture<>();
         h.onLost(loss -> seen.complete(new Instant[] {Instant.now(), h.validUntil()}));
         try (AutoCloseable outage = tck().faults().outage()) {
-            LockLoss loss = h.lost().toCompletableFuture().get(timeout(), TimeUnit.MILLISECONDS);
+            LockLoss loss = Tck.awaitLoss(h, Duration.ofMillis(timeout()), "the store was unreachable for longer than its lease");
             assertTrue(loss.reason() == LockLoss.Reason.RENEWAL_FAILED || loss.reason() == LockLoss.Reason.SESSION_LOST,
                     () -> "loss was " + loss);
             Instant[] at = seen.get(timeout(), TimeUnit.MILLISECONDS);
@@ -83,7 +83,7 @@ public interface LossRules extends TckRules {
         String name = tck().name("closed");
         LockHandle h = Tck.mustAcquire(a.lock(name));
         a.close();
-        LockLoss loss = h.lost().toCompletableFuture().get(timeout(), TimeUnit.MILLISECONDS);
+        LockLoss loss = Tck.awaitLoss(h, Duration.ofMillis(timeout()), "its client was closed");
         assertEquals(LockLoss.Reason.CLIENT_CLOSED, loss.reason());
         assertFalse(h.isValid());
         Tck.mustAcquire(b.lock(name), tck().settings().slack()).close();

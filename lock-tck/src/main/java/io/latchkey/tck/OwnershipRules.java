@@ -87,8 +87,7 @@ public interface OwnershipRules extends TckRules {
         LockClient a = tck().newClient();
         String name = tck().name("norenew");
         LockHandle h = Tck.mustAcquire(a.lock(name, Tck.expiring(tck())));
-        h.lost().toCompletableFuture().get(tck().settings().shortLease().plus(tck().settings().slack()).toMillis(),
-                java.util.concurrent.TimeUnit.MILLISECONDS);
+        Tck.awaitLoss(h, tck().settings().shortLease().plus(tck().settings().slack()), "its unrenewed lease ran out");
         assertFalse(h.renew(), "renew() of a lost handle returned true");
         assertFalse(h.release(), "release() of a lost handle returned true");
     }

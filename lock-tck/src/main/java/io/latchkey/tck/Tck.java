@@ -82,6 +82,21 @@ final class Tck {
         return false;
     }
 
+    /** Waits for the handle's loss, failing with a message that says what should have caused it. */
+    static io.latchkey.LockLoss awaitLoss(LockHandle h, Duration within, String because) {
+        try {
+            return h.lost().toCompletableFuture().get(within.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("the holder of '" + h.name() + "' (token " + h.fencingToken() + ") was not told of its loss within "
+                    + within.toMillis() + " ms although " + because);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new AssertionError("lost() failed", e.getCause());
+        }
+    }
+
     static long millis(long nanos) {
         return TimeUnit.NANOSECONDS.toMillis(nanos);
     }

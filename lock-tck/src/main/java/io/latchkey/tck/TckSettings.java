@@ -11,7 +11,7 @@ import java.time.Duration;
  *   <li>{@code slack} (2 s): how late an expiry or a timeout may be reported. Generous on purpose: the
  *       TCK proves behaviour, JMH measures speed.</li>
  *   <li>{@code wakeUp} (2 s): the most a waiter may take to acquire after a release.</li>
- *   <li>{@code exclusionClients} (4), {@code exclusionThreads} (16), {@code exclusionRounds} (500).</li>
+ *   <li>{@code exclusionClients} (8: two threads per client, so both the store and the core's local queue are exercised), {@code exclusionThreads} (16), {@code exclusionRounds} (500).</li>
  * </ul>
  */
 public final class TckSettings {
@@ -67,7 +67,7 @@ public final class TckSettings {
         private Duration shortLease = Duration.ofSeconds(1);
         private Duration slack = Duration.ofSeconds(2);
         private Duration wakeUp = Duration.ofSeconds(2);
-        private int exclusionClients = 4;
+        private int exclusionClients = 8;
         private int exclusionThreads = 16;
         private int exclusionRounds = 500;
 

@@ -49,10 +49,22 @@ public interface ValidationRules extends TckRules {
         }
         Map<String, LockHandle> held = new LinkedHashMap<>();
         LockOptions options = LockOptions.builder().lease(Duration.ofSeconds(30)).build();
+        AssertionError failure = null;
         try {
             for (String n : names) {
-                // exact names are shared with other runs on a persistent store: wait out a leftover's lease
-                Optional<LockHandle> h = a.lock(n, options).tryAcquire(Duration.ofSeconds(31));
+                Optional<LockHandle> h = a.lock(n, options).tryAcquire();
+                if (h.isEmpty()) {
+                    // busy: either it collides with a name held here (fail now, naming it), or a leftover of an
+                    // earlier run on a persistent store holds it (wait out that lease)
+                    Optional<LockInfo> holder = b.inspect(n);
+                    holder.flatMap(info -> held.entrySet().stream()
+                                    .filter(e -> e.getValue().owner().equals(info.owner())).map(Map.Entry::getKey).findFirst())
+                            .ifPresent(other -> {
+                                throw new AssertionError("valid names " + show(n) + " and " + show(other)
+                                        + " map to the same lock: acquiring the first found the second's grant");
+                            });
+                    h = a.lock(n, options).tryAcquire(Duration.ofSeconds(31));
+                }
                 assertTrue(h.isPresent(), () -> "valid name " + show(n) + " could not be acquired while holding "
                         + held.size() + " other names: it collides with one of " + shown(held.keySet()));
                 held.put(n, h.get());
@@ -65,9 +77,24 @@ public interface ValidationRules extends TckRules {
                 assertEquals(held.get(n).owner(), info.get().owner(), () -> "inspect(" + show(n) + ") shows another owner");
                 assertEquals(held.get(n).fencingToken(), info.get().fencingToken(), () -> "inspect(" + show(n) + ") shows another token");
             }
+        } catch (AssertionError e) {
+            failure = e;
+            throw e;
         } finally {
+            // release everything; a release problem is reported, but never hides the failure that came first
+            List<String> notHeld = new ArrayList<>();
             for (Map.Entry<String, LockHandle> e : held.entrySet()) {
-                assertTrue(e.getValue().release(), () -> "releasing " + show(e.getKey()) + " found it no longer held");
+                if (!e.getValue().release()) {
+                    notHeld.add(show(e.getKey()));
+                }
+            }
+            if (!notHeld.isEmpty()) {
+                AssertionError releaseFailure = new AssertionError("releasing found these names no longer held: " + notHeld);
+                if (failure != null) {
+                    failure.addSuppressed(releaseFailure);
+                } else {
+                    throw releaseFailure;
+                }
             }
         }
         for (String n : names) {

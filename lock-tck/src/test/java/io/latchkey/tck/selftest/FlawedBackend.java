@@ -1,0 +1,94 @@
+package io.latchkey.tck.selftest;
+
+import io.latchkey.Capability;
+import io.latchkey.LockInfo;
+import io.latchkey.LockLoss;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantLossSink;
+import io.latchkey.spi.LockBackend;
+import io.latchkey.spi.RenewResult;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One client of a {@link FlawedStore}. It claims only {@link Capability#LISTING}: it has no store
+ * notification (the core polls with backoff), no fairness, and its expiry uses the local monotonic clock.
+ */
+final class FlawedBackend implements LockBackend {
+    private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.LISTING);
+
+    private final FlawedStore store;
+    private volatile GrantLossSink sink;
+
+    FlawedBackend(FlawedStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public String description() {
+        return store.description();
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public void bind(GrantLossSink sink) {
+        this.sink = sink;
+    }
+
+    @Override
+    public AcquireResult tryAcquire(AcquireRequest request) {
+        return store.tryAcquire(request, this);
+    }
+
+    @Override
+    public RenewResult renew(Grant grant, Duration lease) {
+        return store.renew(grant, lease);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        return store.release(grant);
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return store.inspect(name);
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return store.list(prefix);
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        return store.forceRelease(name);
+    }
+
+    /** Called by the store when it removed a grant this client made. */
+    void reportLost(String name, String owner, LockLoss.Reason reason, String detail) {
+        GrantLossSink s = sink;
+        if (s != null) {
+            s.grantLost(name, owner, reason, detail, null);
+        }
+    }
+
+    @Override
+    public void close() {
+        // nothing to free; grants stay in the store until released or expired, as a server's would
+    }
+
+    @Override
+    public String toString() {
+        return "FlawedBackend[" + description() + "]";
+    }
+}

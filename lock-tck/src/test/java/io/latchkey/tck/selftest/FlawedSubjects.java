@@ -1,0 +1,110 @@
+package io.latchkey.tck.selftest;
+
+import io.latchkey.spi.LockBackend;
+import io.latchkey.tck.LockBackendTck;
+import io.latchkey.tck.TckSettings;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/*
+ * The TCK subjects that TckSelfTest runs: one concrete LockBackendTck per Flaw, each test instance on a fresh
+ * FlawedStore (JUnit makes one instance per test method, so no state leaks between rules).
+ *
+ * Most of them are meant to fail, so nothing but TckSelfTest may run them:
+ * - they are static nested classes of a holder whose name does not look like a test, and Surefire excludes
+ *   class names containing '$' by default, so `mvn test` never picks them up;
+ * - they are also disabled unless the launcher sets the configuration parameter ENABLED_PARAMETER, which
+ *   only TckSelfTest's EngineTestKit runs do, so an IDE's "run all tests" reports them as skipped.
+ */
+final class FlawedSubjects {
+    /** Configuration parameter that enables the subjects; set by TckSelfTest only. */
+    static final String ENABLED_PARAMETER = "latchkey.tck.selftest.enableSubjects";
+
+    /**
+     * One settings object for every subject, so the control runs exactly what the flawed subjects run.
+     * One client per exclusion thread: a client sends only one contender per name to the store (its local
+     * single-flight gate), so with the default 4 clients only 4 threads ever race in the store. With 16, the
+     * racy store makes about 2000 double grants per run instead of about 600, and the TCK's short critical
+     * section sees about 60 of them overlap instead of about 20 (20 runs each; the fewest with 16 clients: 25).
+     */
+    static final TckSettings SETTINGS = TckSettings.defaults().toBuilder().exclusionClients(16).build();
+
+    private FlawedSubjects() {
+    }
+
+    /** A TCK subclass on a FlawedStore with the given flaw. */
+    @ExtendWith(OnlyInsideSelfTest.class)
+    abstract static class Subject extends LockBackendTck {
+        private final FlawedStore store;
+
+        Subject(Flaw flaw) {
+            this.store = new FlawedStore(flaw);
+        }
+
+        @Override
+        protected LockBackend newBackend() {
+            return store.newBackend();
+        }
+
+        @Override
+        protected TckSettings settings() {
+            return SETTINGS;
+        }
+    }
+
+    /** The control: the same store without a flaw. */
+    static final class NoFlaw extends Subject {
+        NoFlaw() {
+            super(Flaw.NONE);
+        }
+    }
+
+    static final class NoExclusionUnderRace extends Subject {
+        NoExclusionUnderRace() {
+            super(Flaw.NO_EXCLUSION_UNDER_RACE);
+        }
+    }
+
+    static final class TokenNotIncreasing extends Subject {
+        TokenNotIncreasing() {
+            super(Flaw.TOKEN_NOT_INCREASING);
+        }
+    }
+
+    static final class ReleaseDeletesOtherOwnersGrant extends Subject {
+        ReleaseDeletesOtherOwnersGrant() {
+            super(Flaw.RELEASE_DELETES_OTHER_OWNERS_GRANT);
+        }
+    }
+
+    static final class LeaseNeverExpires extends Subject {
+        LeaseNeverExpires() {
+            super(Flaw.LEASE_NEVER_EXPIRES);
+        }
+    }
+
+    static final class LossNeverReported extends Subject {
+        LossNeverReported() {
+            super(Flaw.LOSS_NEVER_REPORTED);
+        }
+    }
+
+    static final class BadNameCorruptsAnotherLock extends Subject {
+        BadNameCorruptsAnotherLock() {
+            super(Flaw.BAD_NAME_CORRUPTS_ANOTHER_LOCK);
+        }
+    }
+
+    /** Enables a subject only when TckSelfTest launched it. */
+    static final class OnlyInsideSelfTest implements ExecutionCondition {
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+            boolean enabled = context.getConfigurationParameter(ENABLED_PARAMETER, Boolean::parseBoolean).orElse(false);
+            return enabled
+                    ? ConditionEvaluationResult.enabled("launched by TckSelfTest")
+                    : ConditionEvaluationResult.disabled("a deliberately flawed TCK subject; only TckSelfTest runs it");
+        }
+    }
+}
