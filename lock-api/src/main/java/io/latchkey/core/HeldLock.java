@@ -1,5 +1,6 @@
 package io.latchkey.core;
 
+import io.latchkey.Durations;
 import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
 import io.latchkey.spi.Grant;
@@ -118,14 +119,20 @@ final class HeldLock {
     }
 
     boolean isValid() {
-        return state == ACTIVE && time.nanoTime() - validUntilNanos < 0;
+        long v = validUntilNanos;
+        // Long.MAX_VALUE: bound to a session, no deadline (comparing would overflow for a negative nanoTime)
+        return state == ACTIVE && (v == Long.MAX_VALUE || time.nanoTime() - v < 0);
     }
 
     Duration remaining() {
         if (state != ACTIVE) {
             return Duration.ZERO;
         }
-        long left = validUntilNanos - time.nanoTime();
+        long v = validUntilNanos;
+        if (v == Long.MAX_VALUE) {
+            return Durations.MAX_WAIT;
+        }
+        long left = v - time.nanoTime();
         return left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
     }
 
@@ -245,7 +252,9 @@ final class HeldLock {
             }
             LockLoss.Reason reason = result.reason();
             if (reason == null) {
-                reason = time.nanoTime() - validUntilNanos < 0 ? LockLoss.Reason.RELEASED_BY_ADMIN : LockLoss.Reason.EXPIRED;
+                long v = validUntilNanos;
+                boolean stillValid = v == Long.MAX_VALUE || time.nanoTime() - v < 0;
+                reason = stillValid ? LockLoss.Reason.RELEASED_BY_ADMIN : LockLoss.Reason.EXPIRED;
             }
             markLost(reason, "the store no longer holds this grant (renewal refused)", null);
             return false;
@@ -258,8 +267,10 @@ final class HeldLock {
             }
             active = state == ACTIVE;
             if (active) {
-                if (result.validUntilNanos() - validUntilNanos > 0) {
-                    validUntilNanos = result.validUntilNanos();
+                long current = validUntilNanos;
+                long renewed = result.validUntilNanos();
+                if (current != Long.MAX_VALUE && (renewed == Long.MAX_VALUE || renewed - current > 0)) {
+                    validUntilNanos = renewed;
                 }
                 lastRenewalFailure = null;
                 nextRenewNanos = saturatedAdd(start, options.renewInterval().toNanos());

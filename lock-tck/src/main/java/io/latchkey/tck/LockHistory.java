@@ -56,7 +56,9 @@ public final class LockHistory {
     public Entry granted(LockHandle h) {
         long now = System.nanoTime();
         long remaining = h.remaining().toNanos();
-        Entry e = new Entry(h.name(), h.owner(), h.fencingToken(), now, remaining == Long.MAX_VALUE ? Long.MAX_VALUE : now + remaining);
+        // session-bound grants may report an unbounded validity: saturate instead of overflowing
+        long validUntil = remaining > Long.MAX_VALUE - now ? Long.MAX_VALUE : now + remaining;
+        Entry e = new Entry(h.name(), h.owner(), h.fencingToken(), now, validUntil);
         entries.add(e);
         return e;
     }
