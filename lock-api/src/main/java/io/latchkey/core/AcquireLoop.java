@@ -120,10 +120,16 @@ final class AcquireLoop {
                 if (result == null) {
                     TimeUnit.NANOSECONDS.sleep(pause); // the store is unreachable: no one to notify us
                 } else {
+                    long pauseStart = System.nanoTime();
                     try {
                         c.backend.awaitChange(name, Duration.ofNanos(pause));
                     } catch (BackendUnavailableException e) {
+                        // the store could not be watched: spend the rest of the pause here rather than spin
                         lastError = e;
+                        long left = pause - (System.nanoTime() - pauseStart);
+                        if (left > 0) {
+                            TimeUnit.NANOSECONDS.sleep(left);
+                        }
                     }
                 }
                 c.checkOpen(name);

@@ -79,6 +79,7 @@ final class HeldLock {
     private boolean renewalInFlight;
     private long nextRenewNanos;
     private Throwable lastRenewalFailure;
+    private boolean endsAtMaxHold; // the last renewal was cut to maxHold, or no renewal fits any more
 
     HeldLock(CoreLockClient client, Grant grant, LockOptions options, LocalGates.Gate gate, long startNanos,
              Thread reentrantOwner) {
@@ -205,7 +206,7 @@ final class HeldLock {
             return false; // max hold reached: the loss timer reports EXPIRED
         }
         RenewResult result = client.backend.renew(grant, capped);
-        return applyRenewal(result, start, false);
+        return applyRenewal(result, start, false, capped != lease);
     }
 
     private void renewInBackground() {
@@ -215,6 +216,7 @@ final class HeldLock {
             stateLock.lock();
             try {
                 renewalInFlight = false;
+                endsAtMaxHold = true;
                 reschedule();
             } finally {
                 stateLock.unlock();
@@ -237,10 +239,10 @@ final class HeldLock {
             }
             return;
         }
-        applyRenewal(result, start, true);
+        applyRenewal(result, start, true, lease != options.lease());
     }
 
-    private boolean applyRenewal(RenewResult result, long start, boolean background) {
+    private boolean applyRenewal(RenewResult result, long start, boolean background, boolean cappedByMaxHold) {
         if (!result.held()) {
             if (background) {
                 stateLock.lock();
@@ -273,6 +275,7 @@ final class HeldLock {
                     validUntilNanos = renewed;
                 }
                 lastRenewalFailure = null;
+                endsAtMaxHold = cappedByMaxHold;
                 nextRenewNanos = saturatedAdd(start, options.renewInterval().toNanos());
                 reschedule();
             }
@@ -285,7 +288,10 @@ final class HeldLock {
         return active;
     }
 
-    /** The lease to ask for, cut so the grant never outlives acquisition + maxHold; null once that is reached. */
+    /**
+     * The lease to ask for, cut so the grant never outlives acquisition + maxHold; null once that is reached.
+     * Returns its argument itself when it is not cut (callers compare by identity to learn whether it was).
+     */
     private Duration capByMaxHold(Duration lease, long now) {
         if (maxHoldEndNanos == Long.MAX_VALUE) {
             return lease;
@@ -351,7 +357,8 @@ final class HeldLock {
             }
             long now = time.nanoTime();
             if (now - lossDeadline() >= 0) {
-                boolean maxHoldReached = now - maxHoldEndNanos >= -guardNanos;
+                // a backend's drift makes a capped grant end a little before maxHold itself, hence the flag
+                boolean maxHoldReached = endsAtMaxHold || now - maxHoldEndNanos >= -guardNanos;
                 if (!options.autoRenew() || maxHoldReached) {
                     lossReason = LockLoss.Reason.EXPIRED;
                     detail = maxHoldReached ? "max hold of " + options.maxHold().orElseThrow() + " reached"

@@ -72,6 +72,22 @@ class WatchdogTest {
     }
 
     @Test
+    @DisplayName("maxHold is reported as EXPIRED also when the backend subtracts a clock drift from validity")
+    void maxHoldWithDriftIsExpired() throws Exception {
+        long driftNanos = Duration.ofMillis(40).toNanos();
+        LockClient drifting = Latchkey.client(new io.latchkey.testing.DriftingBackend(store.newBackend(), driftNanos));
+        try {
+            LockHandle h = drifting.lock("drift", LockOptions.builder().lease(Duration.ofMillis(600))
+                    .maxHold(Duration.ofMillis(1000)).build()).tryAcquire().orElseThrow();
+            var loss = h.lost().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(loss.reason()).isEqualTo(io.latchkey.LockLoss.Reason.EXPIRED);
+            assertThat(loss.detail()).contains("max hold");
+        } finally {
+            drifting.close();
+        }
+    }
+
+    @Test
     @DisplayName("uncontended acquire + release is two store calls")
     void twoStoreCallsPerCycle() throws Exception {
         var lock = client.lock("rt", LockOptions.builder().autoRenew(false).build());
