@@ -94,7 +94,8 @@ final class HeldLock {
         this.validUntilNanos = grant.validUntilNanos();
         this.maxHoldEndNanos = options.maxHold().map(d -> saturatedAdd(startNanos, d.toNanos())).orElse(Long.MAX_VALUE);
         long lease = options.lease().toNanos();
-        this.guardNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(500), Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease / 20));
+        // report a failed renewal this long before validity ends: a timer thread on a loaded machine runs late
+        this.guardNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(500), Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease / 10));
         this.primary = new CoreHandle(this);
     }
 
