@@ -1,0 +1,102 @@
+package io.latchkey.redis;
+
+/*
+ * The lock protocol, one atomic script per operation (Redis runs a script without interleaving other
+ * commands, and with the clock frozen at the script's start). Keys: see RedisKeys. The lock key's value
+ * is the owner id, which the core keeps for every attempt of one acquisition, so a retried acquire
+ * recognises its own grant. Ownership checks compare the owner id, which is unique per acquisition.
+ */
+final class LockScripts {
+    private LockScripts() {
+    }
+
+    /**
+     * KEYS: lock, fence, waiting. ARGV: owner, lease ms.
+     * Granted: {1, token}. Own grant found (a retry): lease reset, {1, current token}.
+     * Busy: flags that someone waits (until the holder's lease ends, plus 1 s), and answers
+     * {0, holder's token or -1, holder's remaining ms, holder's owner id}.
+     */
+    static final LuaScript ACQUIRE = new LuaScript("acquire", """
+            if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+              return {1, redis.call('INCR', KEYS[2])}
+            end
+            local holder = redis.call('GET', KEYS[1])
+            if holder == ARGV[1] then
+              redis.call('PEXPIRE', KEYS[1], ARGV[2])
+              return {1, tonumber(redis.call('GET', KEYS[2]) or '0')}
+            end
+            local ttl = redis.call('PTTL', KEYS[1])
+            redis.call('SET', KEYS[3], '1', 'PX', math.max(ttl, 0) + 1000)
+            return {0, tonumber(redis.call('GET', KEYS[2]) or '-1'), ttl, holder}
+            """);
+
+    /**
+     * Redlock fence write-back. KEYS: lock, fence. ARGV: owner, token.
+     * Raises the counter to the token if this node still holds the owner's grant: 1; else 0.
+     */
+    static final LuaScript RAISE_FENCE = new LuaScript("raise-fence", """
+            if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+              return 0
+            end
+            if tonumber(redis.call('GET', KEYS[2]) or '0') < tonumber(ARGV[2]) then
+              redis.call('SET', KEYS[2], ARGV[2])
+            end
+            return 1
+            """);
+
+    /**
+     * Compare-and-pexpire. KEYS: lock, fence. ARGV: owner, lease ms.
+     * 1 renewed; 0 not held by the owner; -1 not held and the fence counter is gone too (the server lost
+     * its data: a restart without persistence, or FLUSHALL).
+     */
+    static final LuaScript RENEW = new LuaScript("renew", """
+            local holder = redis.call('GET', KEYS[1])
+            if holder == ARGV[1] then
+              redis.call('PEXPIRE', KEYS[1], ARGV[2])
+              return 1
+            end
+            if not holder and redis.call('EXISTS', KEYS[2]) == 0 then
+              return -1
+            end
+            return 0
+            """);
+
+    /**
+     * Compare-and-delete, then wake one waiter if someone waits. KEYS: lock, wake, waiting.
+     * ARGV: owner, wake-list ttl ms, '1' to wake even if this node did not hold the grant (Redlock: a waiter
+     * blocks on one node, which may not have been part of the holder's quorum), else '0'.
+     * The wake list holds at most one element: one release wakes one BLPOP waiter (Redis serves the
+     * longest-blocked client first). 1 released; 0 not held by the owner.
+     */
+    static final LuaScript RELEASE = new LuaScript("release", """
+            local released = 0
+            if redis.call('GET', KEYS[1]) == ARGV[1] then
+              redis.call('DEL', KEYS[1])
+              released = 1
+            end
+            if (released == 1 or ARGV[3] == '1') and redis.call('EXISTS', KEYS[3]) == 1 then
+              redis.call('LPUSH', KEYS[2], '1')
+              redis.call('LTRIM', KEYS[2], 0, 0)
+              redis.call('PEXPIRE', KEYS[2], ARGV[2])
+            end
+            return released
+            """);
+
+    /** Operator's release, whoever holds it. KEYS: lock, wake, waiting. ARGV: wake-list ttl ms. 1 removed; 0 none. */
+    static final LuaScript FORCE_RELEASE = new LuaScript("force-release", """
+            if redis.call('DEL', KEYS[1]) == 1 then
+              if redis.call('EXISTS', KEYS[3]) == 1 then
+                redis.call('LPUSH', KEYS[2], '1')
+                redis.call('LTRIM', KEYS[2], 0, 0)
+                redis.call('PEXPIRE', KEYS[2], ARGV[1])
+              end
+              return 1
+            end
+            return 0
+            """);
+
+    /** KEYS: lock, fence. {owner or false, token or -1, remaining ms}. */
+    static final LuaScript INSPECT = new LuaScript("inspect", """
+            return {redis.call('GET', KEYS[1]), tonumber(redis.call('GET', KEYS[2]) or '-1'), redis.call('PTTL', KEYS[1])}
+            """);
+}

@@ -1,0 +1,96 @@
+package io.latchkey.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/*
+ * Key layout. A lock name becomes the lower-case hex of its UTF-8 bytes inside a hash tag, so that
+ *
+ *   <prefix>{<hex>}:lock    the grant: value = owner id, PX = lease (SET NX PX)
+ *   <prefix>{<hex>}:fence   the fencing counter (INCR); never deleted, so tokens never go back
+ *   <prefix>{<hex>}:wake    the wake list: a release pushes one element, a waiter BLPOPs it
+ *   <prefix>{<hex>}:waiting a flag with a TTL, set by a busy acquire: a release pushes to the wake list only
+ *                           when someone waits, so an uncontended cycle never touches the wake list
+ *
+ * share one cluster slot, and no name can look like another name's key: hex has no braces, colons, glob
+ * characters or spaces, and "a:fence" encodes to a different tag than "a". Hex also keeps prefixes: the
+ * hex of a name prefix is a prefix of the hex of every name starting with it, so SCAN MATCH can list by
+ * prefix. Stateless and thread-safe.
+ */
+final class RedisKeys {
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] LOCK_SUFFIX = "}:lock".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] FENCE_SUFFIX = "}:fence".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] WAKE_SUFFIX = "}:wake".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] WAITING_SUFFIX = "}:waiting".getBytes(StandardCharsets.US_ASCII);
+
+    private final String prefix;
+    private final byte[] prefixAndBrace;
+
+    RedisKeys(String prefix) {
+        this.prefix = prefix;
+        this.prefixAndBrace = (prefix + "{").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The keys of one name. */
+    record NameKeys(byte[] lock, byte[] fence, byte[] wake, byte[] waiting) {
+    }
+
+    NameKeys of(String name) {
+        byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
+        byte[] tag = new byte[prefixAndBrace.length + utf8.length * 2];
+        System.arraycopy(prefixAndBrace, 0, tag, 0, prefixAndBrace.length);
+        int at = prefixAndBrace.length;
+        for (byte b : utf8) {
+            tag[at++] = HEX[(b >> 4) & 0xF];
+            tag[at++] = HEX[b & 0xF];
+        }
+        return new NameKeys(concat(tag, LOCK_SUFFIX), concat(tag, FENCE_SUFFIX), concat(tag, WAKE_SUFFIX),
+                concat(tag, WAITING_SUFFIX));
+    }
+
+    /** A SCAN MATCH pattern for the lock keys of every name starting with {@code namePrefix}. */
+    String lockPattern(String namePrefix) {
+        StringBuilder sb = new StringBuilder();
+        for (char c : prefix.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                sb.append('\\');
+            }
+            sb.append(c);
+        }
+        sb.append('{');
+        for (byte b : namePrefix.getBytes(StandardCharsets.UTF_8)) {
+            sb.append((char) HEX[(b >> 4) & 0xF]).append((char) HEX[b & 0xF]);
+        }
+        return sb.append("*}:lock").toString();
+    }
+
+    /** The name a lock key stands for, or empty if the key is not one of ours. */
+    Optional<String> nameOfLockKey(byte[] key) {
+        String k = new String(key, StandardCharsets.UTF_8);
+        if (!k.startsWith(prefix + "{") || !k.endsWith("}:lock")) {
+            return Optional.empty();
+        }
+        String hex = k.substring(prefix.length() + 1, k.length() - "}:lock".length());
+        if (hex.isEmpty() || hex.length() % 2 != 0) {
+            return Optional.empty();
+        }
+        byte[] out = new byte[hex.length() / 2];
+        for (int i = 0; i < out.length; i++) {
+            int hi = Character.digit(hex.charAt(2 * i), 16);
+            int lo = Character.digit(hex.charAt(2 * i + 1), 16);
+            if (hi < 0 || lo < 0) {
+                return Optional.empty();
+            }
+            out[i] = (byte) ((hi << 4) | lo);
+        }
+        return Optional.of(new String(out, StandardCharsets.UTF_8));
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = new byte[a.length + b.length];
+        System.arraycopy(a, 0, out, 0, a.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}

@@ -1,0 +1,310 @@
+package io.latchkey.redis;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Tuning of a Redis or Redlock backend. Immutable; build with {@link #builder()} or read from the settings
+ * map of {@code Latchkey.connect(uri, settings)} (or the URI's query string) with {@link #fromMap(Map)}.
+ *
+ * <ul>
+ *   <li>{@code timeout}: per-node request timeout (socket read timeout, pool borrow wait). Default 2 s for a
+ *       single node, 200 ms for Redlock, where it must stay far below the lease.</li>
+ *   <li>{@code connectTimeout}: TCP connect timeout; default = {@code timeout}.</li>
+ *   <li>{@code keyPrefix}: prefix of every key (default {@code latchkey:}); no braces, spaces or control
+ *       characters.</li>
+ *   <li>{@code poolSize}: connections per node when the backend builds its own pool (default 16).</li>
+ *   <li>{@code clockDrift}: allowed clock-rate difference between client and server, as a fraction of the
+ *       lease (default 0.01). Validity = lease - elapsed - (clockDrift x lease + 2 ms).</li>
+ *   <li>{@code clientName}: CLIENT SETNAME for connections the backend opens (default {@code latchkey}).</li>
+ *   <li>{@code tls}: use TLS for every Redlock node ({@code rediss://} does this for a single node).</li>
+ * </ul>
+ *
+ * Passwords are not settings: they go in the URI's user-info or into the application's own Jedis pool.
+ */
+public final class RedisSettings {
+    /** The keys {@link #fromMap(Map)} accepts. */
+    public static final Set<String> KEYS =
+            Set.of("timeout", "connectTimeout", "keyPrefix", "poolSize", "clockDrift", "clientName", "tls");
+
+    static final Duration SINGLE_NODE_TIMEOUT = Duration.ofSeconds(2);
+    static final Duration REDLOCK_TIMEOUT = Duration.ofMillis(200);
+    private static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
+
+    private final Duration timeout;
+    private final Duration connectTimeout;
+    private final String keyPrefix;
+    private final int poolSize;
+    private final double clockDrift;
+    private final String clientName;
+    private final boolean tls;
+
+    private RedisSettings(Builder b) {
+        this.timeout = b.timeout;
+        this.connectTimeout = b.connectTimeout;
+        this.keyPrefix = b.keyPrefix;
+        this.poolSize = b.poolSize;
+        this.clockDrift = b.clockDrift;
+        this.clientName = b.clientName;
+        this.tls = b.tls;
+    }
+
+    /** Defaults everywhere. */
+    public static RedisSettings defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.timeout = timeout;
+        b.connectTimeout = connectTimeout;
+        b.keyPrefix = keyPrefix;
+        b.poolSize = poolSize;
+        b.clockDrift = clockDrift;
+        b.clientName = clientName;
+        b.tls = tls;
+        return b;
+    }
+
+    /**
+     * Reads settings from a map of texts. Durations are ISO-8601 ({@code PT0.1S}), or a number with a unit
+     * ({@code 100ms}, {@code 2s}, {@code 1m}), or a plain number of milliseconds.
+     *
+     * @throws IllegalArgumentException for an unknown key (the message lists the known ones) or a bad value
+     */
+    public static RedisSettings fromMap(Map<String, String> settings) {
+        Builder b = builder();
+        if (settings == null) {
+            return b.build();
+        }
+        for (Map.Entry<String, String> e : settings.entrySet()) {
+            String key = e.getKey();
+            String value = e.getValue() == null ? "" : e.getValue().trim();
+            switch (key) {
+                case "timeout" -> b.timeout(parseDuration(key, value));
+                case "connectTimeout" -> b.connectTimeout(parseDuration(key, value));
+                case "keyPrefix" -> b.keyPrefix(e.getValue());
+                case "poolSize" -> b.poolSize(parseInt(key, value));
+                case "clockDrift" -> b.clockDrift(parseDouble(key, value));
+                case "clientName" -> b.clientName(value);
+                case "tls" -> b.tls(parseBoolean(key, value));
+                default -> throw new IllegalArgumentException("unknown Redis setting '" + key + "'; known settings: "
+                        + new TreeSet<>(KEYS));
+            }
+        }
+        return b.build();
+    }
+
+    /** The per-node timeout if set, else empty (the backend picks 2 s for one node, 200 ms for Redlock). */
+    public Optional<Duration> timeout() {
+        return Optional.ofNullable(timeout);
+    }
+
+    /** The connect timeout if set, else empty (then it equals the timeout). */
+    public Optional<Duration> connectTimeout() {
+        return Optional.ofNullable(connectTimeout);
+    }
+
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    public int poolSize() {
+        return poolSize;
+    }
+
+    public double clockDrift() {
+        return clockDrift;
+    }
+
+    public String clientName() {
+        return clientName;
+    }
+
+    public boolean tls() {
+        return tls;
+    }
+
+    Duration timeoutOr(Duration fallback) {
+        return timeout != null ? timeout : fallback;
+    }
+
+    @Override
+    public String toString() {
+        return "RedisSettings[timeout=" + (timeout == null ? "default" : timeout) + ", connectTimeout="
+                + (connectTimeout == null ? "=timeout" : connectTimeout) + ", keyPrefix='" + keyPrefix + "', poolSize="
+                + poolSize + ", clockDrift=" + clockDrift + ", clientName=" + clientName + ", tls=" + tls + "]";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RedisSettings s && Objects.equals(timeout, s.timeout)
+                && Objects.equals(connectTimeout, s.connectTimeout) && keyPrefix.equals(s.keyPrefix)
+                && poolSize == s.poolSize && clockDrift == s.clockDrift && clientName.equals(s.clientName) && tls == s.tls;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(timeout, connectTimeout, keyPrefix, poolSize, clockDrift, clientName, tls);
+    }
+
+    static Duration parseDuration(String key, String text) {
+        String t = text.toLowerCase(Locale.ROOT);
+        try {
+            if (t.startsWith("pt") || t.startsWith("p")) {
+                return Duration.parse(text);
+            }
+            if (t.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim()));
+            }
+            if (t.endsWith("s")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).trim()) * 1000));
+            }
+            if (t.endsWith("m")) {
+                return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1).trim()) * 60);
+            }
+            return Duration.ofMillis(Long.parseLong(t));
+        } catch (NumberFormatException | DateTimeParseException e) {
+            throw new IllegalArgumentException("setting " + key + " must be a duration such as 100ms, 2s, PT0.5S or a "
+                    + "number of milliseconds, was '" + text + "'", e);
+        }
+    }
+
+    private static int parseInt(String key, String text) {
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("setting " + key + " must be a whole number, was '" + text + "'", e);
+        }
+    }
+
+    private static double parseDouble(String key, String text) {
+        try {
+            return Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("setting " + key + " must be a number such as 0.01, was '" + text + "'", e);
+        }
+    }
+
+    private static boolean parseBoolean(String key, String text) {
+        if (text.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (text.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new IllegalArgumentException("setting " + key + " must be true or false, was '" + text + "'");
+    }
+
+    /** Builder; every setter checks its argument. Not thread-safe. */
+    public static final class Builder {
+        private Duration timeout;
+        private Duration connectTimeout;
+        private String keyPrefix = "latchkey:";
+        private int poolSize = 16;
+        private double clockDrift = 0.01;
+        private String clientName = "latchkey";
+        private boolean tls;
+
+        private Builder() {
+        }
+
+        /** Per-node request timeout: positive, at most 10 minutes. */
+        public Builder timeout(Duration timeout) {
+            this.timeout = checkTimeout(timeout, "timeout");
+            return this;
+        }
+
+        /** TCP connect timeout: positive, at most 10 minutes. */
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = checkTimeout(connectTimeout, "connectTimeout");
+            return this;
+        }
+
+        /**
+         * Prefix of every key: up to 64 characters, without '{', '}' (they would break the hash tag),
+         * whitespace or control characters; may be empty.
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            if (keyPrefix == null) {
+                throw new IllegalArgumentException("keyPrefix must not be null; pass \"\" for no prefix");
+            }
+            if (keyPrefix.length() > 64) {
+                throw new IllegalArgumentException("keyPrefix must be at most 64 characters, was " + keyPrefix.length());
+            }
+            for (int i = 0; i < keyPrefix.length(); i++) {
+                char c = keyPrefix.charAt(i);
+                if (c == '{' || c == '}' || Character.isWhitespace(c) || Character.isISOControl(c)) {
+                    throw new IllegalArgumentException(String.format("keyPrefix must not contain braces, whitespace or "
+                            + "control characters (found U+%04X at index %d in '%s'); letters, digits and :-_./ are fine",
+                            (int) c, i, keyPrefix.replaceAll("\\p{Cntrl}", "?")));
+                }
+            }
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /** Connections per node in a pool the backend builds itself: 1 to 1024. */
+        public Builder poolSize(int poolSize) {
+            if (poolSize < 1 || poolSize > 1024) {
+                throw new IllegalArgumentException("poolSize must be between 1 and 1024, was " + poolSize);
+            }
+            this.poolSize = poolSize;
+            return this;
+        }
+
+        /** Clock-rate drift allowed between client and servers, as a fraction of the lease: 0 to 0.5. */
+        public Builder clockDrift(double clockDrift) {
+            if (!(clockDrift >= 0 && clockDrift <= 0.5)) {
+                throw new IllegalArgumentException("clockDrift must be a fraction between 0 and 0.5 (0.01 = 1% of the "
+                        + "lease), was " + clockDrift);
+            }
+            this.clockDrift = clockDrift;
+            return this;
+        }
+
+        /** Connection name shown by CLIENT LIST: 1-64 characters without spaces or control characters. */
+        public Builder clientName(String clientName) {
+            if (clientName == null || clientName.isEmpty() || clientName.length() > 64
+                    || !clientName.chars().allMatch(c -> c > 0x20 && c < 0x7F)) {
+                throw new IllegalArgumentException("clientName must be 1-64 printable ASCII characters without spaces, was '"
+                        + (clientName == null ? null : clientName.replaceAll("\\p{Cntrl}", "?")) + "'");
+            }
+            this.clientName = clientName;
+            return this;
+        }
+
+        /** TLS for every Redlock node. */
+        public Builder tls(boolean tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        public RedisSettings build() {
+            return new RedisSettings(this);
+        }
+
+        private static Duration checkTimeout(Duration d, String what) {
+            if (d == null || d.isZero() || d.isNegative()) {
+                throw new IllegalArgumentException(what + " must be a positive duration, was " + d);
+            }
+            if (d.compareTo(MAX_TIMEOUT) > 0) {
+                throw new IllegalArgumentException(what + " must be at most 10 minutes, was " + d);
+            }
+            if (d.toMillis() == 0) {
+                throw new IllegalArgumentException(what + " must be at least 1 ms (Redis clients count in milliseconds), was " + d);
+            }
+            return d;
+        }
+    }
+}

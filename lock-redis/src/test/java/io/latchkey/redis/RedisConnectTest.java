@@ -1,0 +1,85 @@
+package io.latchkey.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.Capability;
+import io.latchkey.Latchkey;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.redis.fixtures.RedisServers;
+import io.latchkey.tck.server.RunningServer;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisPool;
+
+/** Connecting by URI (ServiceLoader) and by the application's own pool; passwords never leak (issue item 1). */
+class RedisConnectTest {
+    private static final String PASSWORD = "pw-Zq81-never-shown";
+    private static RunningServer server;
+
+    @BeforeAll
+    static void startServer() {
+        server = RedisServers.owned("--requirepass", PASSWORD);
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static String hostPort() {
+        return server.endpoint().hostAndPort();
+    }
+
+    @Test
+    void uriWithPasswordConnectsThroughTheServiceLoaderAndHidesThePassword() {
+        try (LockClient client = Latchkey.connect("redis://:" + PASSWORD + "@" + hostPort() + "/2?keyPrefix=app:")) {
+            assertThat(client.capabilities()).contains(Capability.NATIVE_WAIT, Capability.LISTING)
+                    .doesNotContain(Capability.SURVIVES_SERVER_RESTART, Capability.FAIR);
+            assertThat(client.backend()).doesNotContain(PASSWORD).contains("***");
+            assertThat(client.toString()).doesNotContain(PASSWORD);
+            try (LockHandle h = client.lock("connect/a").tryAcquire().orElseThrow()) {
+                assertThat(client.list("connect/")).extracting(i -> i.name()).containsExactly("connect/a");
+                assertThat(h.fencingToken()).isPositive();
+            }
+        }
+    }
+
+    @Test
+    void aWrongPasswordFailsWithoutShowingIt() {
+        String wrong = "wrong-Pw-77";
+        try (LockClient client = Latchkey.connect("redis://user1:" + wrong + "@" + hostPort(), Map.of("timeout", "500ms"))) {
+            assertThatThrownBy(() -> client.lock("x").tryAcquire())
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .satisfies(e -> {
+                        for (Throwable t = e; t != null; t = t.getCause()) {
+                            assertThat(String.valueOf(t.getMessage())).doesNotContain(wrong).doesNotContain(PASSWORD);
+                        }
+                    })
+                    .hasMessageContaining("'x'").hasMessageContaining(client.backend());
+        }
+    }
+
+    @Test
+    void anApplicationPoolIsUsedAndNotClosed() {
+        try (JedisPool pool = new JedisPool(HostAndPort.from(hostPort()),
+                redis.clients.jedis.DefaultJedisClientConfig.builder().password(PASSWORD).build())) {
+            RedisLockBackend backend = RedisLockBackend.builder(pool).description("redis://:" + PASSWORD + "@cache").build();
+            try (LockClient client = Latchkey.client(backend)) {
+                assertThat(client.backend()).doesNotContain(PASSWORD);
+                client.lock("pool/a").tryAcquire().orElseThrow().close();
+            }
+            assertThat(pool.isClosed()).isFalse();
+            try (var jedis = pool.getResource()) {
+                assertThat(jedis.ping()).isEqualTo("PONG");
+            }
+        }
+    }
+}

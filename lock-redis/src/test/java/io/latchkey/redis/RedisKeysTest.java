@@ -1,0 +1,59 @@
+package io.latchkey.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latchkey.tck.ValidationRules;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/** Key layout: one slot per name, no collisions, no name that looks like another name's key. */
+class RedisKeysTest {
+    private final RedisKeys keys = new RedisKeys("latchkey:");
+
+    @Test
+    void everyKeyOfANameSharesOneClusterSlot() {
+        for (String name : ValidationRules.hostileValidNames()) {
+            RedisKeys.NameKeys k = keys.of(name);
+            int slot = JedisClusterCRC16.getSlot(k.lock());
+            assertThat(JedisClusterCRC16.getSlot(k.fence())).as(name).isEqualTo(slot);
+            assertThat(JedisClusterCRC16.getSlot(k.wake())).as(name).isEqualTo(slot);
+            assertThat(JedisClusterCRC16.getSlot(k.waiting())).as(name).isEqualTo(slot);
+        }
+    }
+
+    @Test
+    void hostileNamesNeverCollideAndNeverLookLikeAnotherNamesKeys() {
+        List<String> names = ValidationRules.hostileValidNames();
+        Set<String> all = new HashSet<>();
+        for (String name : names) {
+            RedisKeys.NameKeys k = keys.of(name);
+            for (byte[] key : List.of(k.lock(), k.fence(), k.wake(), k.waiting())) {
+                assertThat(all.add(new String(key, StandardCharsets.UTF_8))).as("duplicate key for %s", name).isTrue();
+            }
+        }
+        assertThat(all).hasSize(names.size() * 4);
+        assertThat(new String(keys.of("a").lock(), StandardCharsets.UTF_8)).isEqualTo("latchkey:{61}:lock");
+        assertThat(new String(keys.of("a:fence").lock(), StandardCharsets.UTF_8)).isEqualTo("latchkey:{613a66656e6365}:lock");
+        assertThat(new String(keys.of("{a}").fence(), StandardCharsets.UTF_8)).isEqualTo("latchkey:{7b617d}:fence");
+    }
+
+    @Test
+    void lockKeysDecodeBackToTheirNames() {
+        for (String name : ValidationRules.hostileValidNames()) {
+            assertThat(keys.nameOfLockKey(keys.of(name).lock())).contains(name);
+        }
+        assertThat(keys.nameOfLockKey("latchkey:{61}:fence".getBytes(StandardCharsets.UTF_8))).isEmpty();
+        assertThat(keys.nameOfLockKey("other:{61}:lock".getBytes(StandardCharsets.UTF_8))).isEmpty();
+        assertThat(keys.nameOfLockKey("latchkey:{6}:lock".getBytes(StandardCharsets.UTF_8))).isEmpty();
+    }
+
+    @Test
+    void listPatternKeepsNamePrefixesAndEscapesGlobsInTheKeyPrefix() {
+        assertThat(keys.lockPattern("ab")).isEqualTo("latchkey:{6162*}:lock");
+        assertThat(new RedisKeys("app*[1]?:").lockPattern("")).isEqualTo("app\\*\\[1\\]\\?:{*}:lock");
+    }
+}

@@ -1,0 +1,29 @@
+package io.latchkey.redis;
+
+import io.latchkey.redis.fixtures.RedisServers;
+import io.latchkey.tck.server.RunningServer;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The whole TCK on Redlock over 3 independent redis-server processes (quorum 2). */
+class Redlock3TckTest extends RedlockTckBase {
+    private static List<RunningServer> servers;
+
+    @BeforeAll
+    static void startServers() {
+        servers = RedisServers.several(3);
+    }
+
+    @AfterAll
+    static void stopServers() {
+        if (servers != null) {
+            servers.forEach(RunningServer::close);
+        }
+    }
+
+    @Override
+    List<RunningServer> servers() {
+        return servers;
+    }
+}
