@@ -103,7 +103,7 @@ final class HeldLock {
     void start() {
         stateLock.lock();
         try {
-            nextRenewNanos = saturatedAdd(startNanos, options.renewInterval().toNanos());
+            nextRenewNanos = nextRenewal(startNanos, validUntilNanos);
             reschedule();
         } finally {
             stateLock.unlock();
@@ -277,7 +277,7 @@ final class HeldLock {
                 }
                 lastRenewalFailure = null;
                 endsAtMaxHold = cappedByMaxHold;
-                nextRenewNanos = saturatedAdd(start, options.renewInterval().toNanos());
+                nextRenewNanos = nextRenewal(start, validUntilNanos);
                 reschedule();
             }
         } finally {
@@ -302,6 +302,18 @@ final class HeldLock {
             return null;
         }
         return left < lease.toNanos() ? Duration.ofNanos(left) : lease;
+    }
+
+    /**
+     * When to renew next: after the renew interval, or after a third of the validity the store actually
+     * granted if that is shorter (a backend may grant less than the lease, e.g. capped by a session timeout).
+     */
+    private long nextRenewal(long from, long validUntil) {
+        long interval = options.renewInterval().toNanos();
+        if (validUntil != Long.MAX_VALUE) {
+            interval = Math.min(interval, Math.max(TimeUnit.MILLISECONDS.toNanos(1), (validUntil - from) / 3));
+        }
+        return saturatedAdd(from, interval);
     }
 
     private long retryIntervalNanos() {

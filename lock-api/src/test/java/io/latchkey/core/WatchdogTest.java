@@ -88,6 +88,21 @@ class WatchdogTest {
     }
 
     @Test
+    @DisplayName("a backend granting less than the lease is renewed at a third of what it granted")
+    void renewsAtAThirdOfTheGrantedValidity() {
+        // the backend grants 600 ms less than asked: with a 900 ms lease, validity is 300 ms, so renewals
+        // at lease/3 = 300 ms would come too late; they must come every ~100 ms instead
+        LockClient shortGrants = Latchkey.client(new io.latchkey.testing.DriftingBackend(counting, Duration.ofMillis(600).toNanos()));
+        try (LockHandle h = shortGrants.lock("short", LockOptions.builder().lease(Duration.ofMillis(900)).build()).tryAcquire().orElseThrow()) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> counting.count("renew") >= 8);
+            assertThat(h.isValid()).isTrue();
+            assertThat(h.lost().toCompletableFuture()).isNotDone();
+        } finally {
+            shortGrants.close();
+        }
+    }
+
+    @Test
     @DisplayName("uncontended acquire + release is two store calls")
     void twoStoreCallsPerCycle() throws Exception {
         var lock = client.lock("rt", LockOptions.builder().autoRenew(false).build());
