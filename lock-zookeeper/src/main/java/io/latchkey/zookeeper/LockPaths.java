@@ -1,0 +1,151 @@
+package io.latchkey.zookeeper;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/*
+ * Where locks live in the ZooKeeper tree, and how names and owners become path components.
+ *
+ *   <basePath>/<encoded name>/lk-<encoded owner>-<10-digit sequence>
+ *
+ * Encoding: the UTF-8 bytes of the text, with A-Z a-z 0-9 '-' '_' '.' kept and every other byte written as
+ * %XX (upper-case hex). A name that is exactly "." or ".." has its dots escaped too. The result is plain
+ * ASCII, so it never contains a character ZooKeeper forbids (U+0000, controls, U+D800-F8FF, U+FFF0-FFFF),
+ * never contains '/', is never empty, "." or "..", and decoding gives the name back, so two names never
+ * share a component. "zookeeper" cannot be reserved here because the base path is never the root.
+ *
+ * Stateless and immutable: safe to share between threads.
+ */
+final class LockPaths {
+    /** Prefix of every contender node; other children of a lock's parent are ignored. */
+    static final String NODE_PREFIX = "lk-";
+    private static final int SEQUENCE_DIGITS = 10;
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    /** Orders contender nodes by the sequence number ZooKeeper appended, i.e. by arrival. */
+    static final Comparator<String> BY_SEQUENCE = Comparator.comparingLong(LockPaths::sequence);
+
+    private final String basePath;
+
+    LockPaths(String basePath) {
+        this.basePath = basePath;
+    }
+
+    String basePath() {
+        return basePath;
+    }
+
+    /** The container node under which the contenders for {@code name} queue. */
+    String parent(String name) {
+        return basePath + "/" + encodeName(name);
+    }
+
+    /** The name a parent component stands for, or null if the component is not one of ours. */
+    static String nameOf(String component) {
+        try {
+            return decode(component);
+        } catch (IllegalArgumentException notOurs) {
+            return null;
+        }
+    }
+
+    /** What every contender node of {@code owner} starts with; ZooKeeper appends the sequence. */
+    static String marker(String owner) {
+        return NODE_PREFIX + encode(owner) + "-";
+    }
+
+    /** Whether {@code node} (a child name, not a path) is a contender node this library wrote. */
+    static boolean isContender(String node) {
+        if (!node.startsWith(NODE_PREFIX) || node.length() < NODE_PREFIX.length() + 1 + SEQUENCE_DIGITS) {
+            return false;
+        }
+        if (node.charAt(node.length() - SEQUENCE_DIGITS - 1) != '-') {
+            return false;
+        }
+        for (int i = node.length() - SEQUENCE_DIGITS; i < node.length(); i++) {
+            char c = node.charAt(i);
+            if ((c < '0' || c > '9') && !(c == '-' && i == node.length() - SEQUENCE_DIGITS)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The owner id encoded in a contender node's name. */
+    static String ownerOf(String node) {
+        return decode(node.substring(NODE_PREFIX.length(), node.length() - SEQUENCE_DIGITS - 1));
+    }
+
+    /** Whether a contender node was created for {@code marker}'s owner. */
+    static boolean hasMarker(String node, String marker) {
+        return node.length() == marker.length() + SEQUENCE_DIGITS && node.startsWith(marker);
+    }
+
+    /** The sequence number ZooKeeper appended (a signed 32-bit counter printed with 10 digits). */
+    static long sequence(String node) {
+        return Long.parseLong(node.substring(node.length() - SEQUENCE_DIGITS));
+    }
+
+    /** The contender nodes among a parent's children, in queue order. */
+    static List<String> contenders(List<String> children) {
+        List<String> out = new ArrayList<>(children.size());
+        for (String c : children) {
+            if (isContender(c)) {
+                out.add(c);
+            }
+        }
+        out.sort(BY_SEQUENCE);
+        return out;
+    }
+
+    static String encodeName(String name) {
+        if (name.equals(".") || name.equals("..")) {
+            return name.replace(".", "%2E");
+        }
+        return encode(name);
+    }
+
+    static String encode(String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        StringBuilder sb = new StringBuilder(bytes.length + 8);
+        for (byte b : bytes) {
+            int c = b & 0xFF;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.') {
+                sb.append((char) c);
+            } else {
+                sb.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
+            }
+        }
+        return sb.toString();
+    }
+
+    static String decode(String encoded) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(encoded.length());
+        for (int i = 0; i < encoded.length(); i++) {
+            char c = encoded.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= encoded.length()) {
+                    throw new IllegalArgumentException("truncated escape in '" + encoded + "'");
+                }
+                out.write(hex(encoded.charAt(i + 1)) << 4 | hex(encoded.charAt(i + 2)));
+                i += 2;
+            } else if (c < 0x80) {
+                out.write(c);
+            } else {
+                throw new IllegalArgumentException("non-ASCII character in '" + encoded + "'");
+            }
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static int hex(char c) {
+        int v = Character.digit(c, 16);
+        if (v < 0) {
+            throw new IllegalArgumentException("bad hex digit '" + c + "'");
+        }
+        return v;
+    }
+}

@@ -1,0 +1,44 @@
+package io.latchkey.zookeeper;
+
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * Builds a {@link ZooKeeperLockBackend} on a {@link CuratorFramework} the application already has. The
+ * backend never closes that client; the application closes it after the backend. Only {@code basePath}
+ * applies (the client's own session and connection timeouts are used).
+ *
+ * <pre>{@code
+ * LockClient locks = Latchkey.client(ZooKeeperLockBackend.builder(curator).basePath("/myapp/locks").build());
+ * }</pre>
+ */
+public final class ZooKeeperLockBackendBuilder {
+    private final CuratorFramework curator;
+    private String basePath = ZooKeeperSettings.defaults().basePath();
+
+    ZooKeeperLockBackendBuilder(CuratorFramework curator) {
+        this.curator = Objects.requireNonNull(curator, "curator must not be null");
+    }
+
+    /** The base node (default {@code /latchkey}); see {@link ZooKeeperSettings.Builder#basePath(String)}. */
+    public ZooKeeperLockBackendBuilder basePath(String path) {
+        this.basePath = ZooKeeperSettings.builder().basePath(path).build().basePath();
+        return this;
+    }
+
+    public ZooKeeperLockBackend build() {
+        // until the first connection tells the negotiated session timeout, assume the shortest plausible one
+        long fallback = TimeUnit.MILLISECONDS.toNanos(Math.max(1, curator.getZookeeperClient().getConnectionTimeoutMs()));
+        String connect = curator.getZookeeperClient().getCurrentConnectionString();
+        String ns = curator.getNamespace();
+        String description = "zookeeper://" + connect + (ns == null || ns.isEmpty() ? "" : "/" + ns) + basePath
+                + " (application's Curator client)";
+        return new ZooKeeperLockBackend(curator, false, description, basePath, fallback);
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperLockBackendBuilder[basePath=" + basePath + "]";
+    }
+}

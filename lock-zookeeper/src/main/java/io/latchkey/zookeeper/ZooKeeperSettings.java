@@ -1,0 +1,178 @@
+package io.latchkey.zookeeper;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.zookeeper.common.PathUtils;
+
+/**
+ * Tuning of a ZooKeeper backend. Immutable; build with {@link #builder()} or read from the settings map of
+ * {@code Latchkey.connect(uri, settings)} (or the URI's query string) with {@link #fromMap(Map)}.
+ *
+ * <ul>
+ *   <li>{@code sessionTimeout} (default 30 s): the ZooKeeper session timeout the client asks for. A holder that
+ *       dies frees its locks within it; the server may negotiate it into its {@code minSessionTimeout}..
+ *       {@code maxSessionTimeout} range, and the backend uses the negotiated value. Keep lock leases at or
+ *       below it (see the module README).</li>
+ *   <li>{@code connectionTimeout} (default 5 s): how long one operation waits for a connection before it
+ *       fails with {@link io.latchkey.BackendUnavailableException}. At most the session timeout.</li>
+ *   <li>{@code basePath} (default {@code /latchkey}): the node under which every lock's parent lives. An
+ *       absolute ZooKeeper path, not the root and not under {@code /zookeeper}.</li>
+ * </ul>
+ *
+ * Durations are ISO-8601 ({@code PT10S}), or a number with a unit ({@code 500ms}, {@code 10s}, {@code 1m}), or a
+ * plain number of milliseconds.
+ */
+public final class ZooKeeperSettings {
+    /** The keys {@link #fromMap(Map)} accepts. */
+    public static final Set<String> KEYS = Set.of("sessionTimeout", "connectionTimeout", "basePath");
+
+    private static final Duration MIN_TIMEOUT = Duration.ofMillis(100);
+    private static final Duration MAX_TIMEOUT = Duration.ofHours(1);
+
+    private final Duration sessionTimeout;
+    private final Duration connectionTimeout;
+    private final String basePath;
+
+    private ZooKeeperSettings(Builder b) {
+        this.sessionTimeout = b.sessionTimeout;
+        this.connectionTimeout = b.connectionTimeout;
+        this.basePath = b.basePath;
+    }
+
+    public static ZooKeeperSettings defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        return new Builder().sessionTimeout(sessionTimeout).connectionTimeout(connectionTimeout).basePath(basePath);
+    }
+
+    /**
+     * Reads settings from a map of texts.
+     *
+     * @throws IllegalArgumentException for an unknown key (the message lists the known ones) or a bad value
+     */
+    public static ZooKeeperSettings fromMap(Map<String, String> settings) {
+        Builder b = builder();
+        if (settings == null) {
+            return b.build();
+        }
+        for (Map.Entry<String, String> e : settings.entrySet()) {
+            String key = e.getKey();
+            String value = e.getValue() == null ? "" : e.getValue().trim();
+            switch (key) {
+                case "sessionTimeout" -> b.sessionTimeout(parseDuration(key, value));
+                case "connectionTimeout" -> b.connectionTimeout(parseDuration(key, value));
+                case "basePath" -> b.basePath(value);
+                default -> throw new IllegalArgumentException("unknown ZooKeeper setting '" + key + "'; known settings: "
+                        + new TreeSet<>(KEYS));
+            }
+        }
+        return b.build();
+    }
+
+    public Duration sessionTimeout() {
+        return sessionTimeout;
+    }
+
+    public Duration connectionTimeout() {
+        return connectionTimeout;
+    }
+
+    public String basePath() {
+        return basePath;
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperSettings[sessionTimeout=" + sessionTimeout + ", connectionTimeout=" + connectionTimeout
+                + ", basePath=" + basePath + "]";
+    }
+
+    static Duration parseDuration(String key, String value) {
+        String v = value.toLowerCase(Locale.ROOT);
+        try {
+            if (v.startsWith("pt") || v.startsWith("p")) {
+                return Duration.parse(value.toUpperCase(Locale.ROOT));
+            }
+            if (v.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2).trim()));
+            }
+            if (v.endsWith("s")) {
+                return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1).trim()));
+            }
+            if (v.endsWith("m")) {
+                return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1).trim()));
+            }
+            return Duration.ofMillis(Long.parseLong(v));
+        } catch (NumberFormatException | DateTimeParseException e) {
+            throw new IllegalArgumentException(key + " must be a duration such as 10s, 500ms, PT10S or a number of "
+                    + "milliseconds, was '" + value + "'", e);
+        }
+    }
+
+    /** Builder; every setter checks its argument and says what is allowed. */
+    public static final class Builder {
+        private Duration sessionTimeout = Duration.ofSeconds(30);
+        private Duration connectionTimeout = Duration.ofSeconds(5);
+        private String basePath = "/latchkey";
+
+        private Builder() {
+        }
+
+        /** The session timeout to ask for: 100 ms to 1 h (the server may negotiate it). */
+        public Builder sessionTimeout(Duration d) {
+            sessionTimeout = timeout(d, "sessionTimeout");
+            return this;
+        }
+
+        /** How long one operation waits for a connection: 100 ms to 1 h, and at most the session timeout. */
+        public Builder connectionTimeout(Duration d) {
+            connectionTimeout = timeout(d, "connectionTimeout");
+            return this;
+        }
+
+        /** The base node: an absolute ZooKeeper path such as {@code /latchkey}, not {@code /}, not under {@code /zookeeper}. */
+        public Builder basePath(String path) {
+            if (path == null || path.isEmpty() || path.equals("/") || !path.startsWith("/") || path.endsWith("/")) {
+                throw new IllegalArgumentException("basePath must be an absolute ZooKeeper path below the root without "
+                        + "a trailing '/', such as /latchkey or /apps/locks; was '" + path + "'");
+            }
+            if (path.equals("/zookeeper") || path.startsWith("/zookeeper/")) {
+                throw new IllegalArgumentException("basePath must not be under /zookeeper, which ZooKeeper reserves; was '"
+                        + path + "'");
+            }
+            try {
+                PathUtils.validatePath(path);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("basePath '" + path + "' is not a valid ZooKeeper path: " + e.getMessage(), e);
+            }
+            basePath = path;
+            return this;
+        }
+
+        public ZooKeeperSettings build() {
+            if (connectionTimeout.compareTo(sessionTimeout) > 0) {
+                throw new IllegalArgumentException("connectionTimeout (" + connectionTimeout + ") must not exceed "
+                        + "sessionTimeout (" + sessionTimeout + ")");
+            }
+            return new ZooKeeperSettings(this);
+        }
+
+        private static Duration timeout(Duration d, String what) {
+            if (d == null || d.compareTo(MIN_TIMEOUT) < 0 || d.compareTo(MAX_TIMEOUT) > 0) {
+                throw new IllegalArgumentException(what + " must be between " + MIN_TIMEOUT.toMillis() + " ms and "
+                        + MAX_TIMEOUT.toHours() + " h, was " + d);
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package io.latchkey.zookeeper;
+
+import io.latchkey.zookeeper.fixtures.ZooKeeperServer;
+import io.latchkey.zookeeper.fixtures.ZooKeeperServers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The TCK against a three-server ZooKeeper ensemble (embedded TestingCluster unless LATCHKEY_ZOOKEEPER_CONNECT is set). */
+class ZooKeeperEnsembleTckTest extends ZooKeeperTckBase {
+    private static ZooKeeperServer server;
+
+    @BeforeAll
+    static void startServer() {
+        server = ZooKeeperServers.ensemble();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Override
+    protected ZooKeeperServer server() {
+        return server;
+    }
+}

@@ -1,0 +1,60 @@
+package io.latchkey.zookeeper;
+
+import io.latchkey.spi.LockBackend;
+import io.latchkey.tck.LockBackendTck;
+import io.latchkey.tck.TckFaults;
+import io.latchkey.tck.TckSettings;
+import java.time.Duration;
+import io.latchkey.zookeeper.fixtures.EmbeddedZooKeeper;
+import io.latchkey.zookeeper.fixtures.SessionKiller;
+import io.latchkey.zookeeper.fixtures.ZooKeeperServer;
+import java.net.URI;
+import java.util.Map;
+
+/**
+ * The TCK on a ZooKeeper server or ensemble. Every backend is built from a URI, as an application would,
+ * with a 30 s session (the default, at least the default 30 s lease). Fault hooks: outage stops every server (sessions survive, as the data does) and
+ * restarts them when closed; killSession expires a backend's session on the server; restartServer
+ * restarts every server.
+ */
+abstract class ZooKeeperTckBase extends LockBackendTck {
+
+    protected abstract ZooKeeperServer server();
+
+    @Override
+    protected LockBackend newBackend() {
+        return new ZooKeeperBackendProvider().create(URI.create(server().uri()),
+                Map.of("sessionTimeout", "30s", "connectionTimeout", "3s"));
+    }
+
+    /**
+     * A 2 s short lease: the core reports an unrenewed lease lost lease/20 before it ends (50 ms at 1 s), which a
+     * loaded two-core machine sometimes misses by scheduling delay alone; 2 s gives it 100 ms.
+     */
+    @Override
+    protected TckSettings settings() {
+        return TckSettings.defaults().toBuilder().shortLease(Duration.ofSeconds(2)).build();
+    }
+
+    @Override
+    protected TckFaults faults() {
+        return new TckFaults() {
+            @Override
+            public AutoCloseable outage() {
+                EmbeddedZooKeeper zk = server().control();
+                zk.stop();
+                return zk::restart;
+            }
+
+            @Override
+            public void killSession(LockBackend backend) {
+                SessionKiller.kill((ZooKeeperLockBackend) backend, server().connectString());
+            }
+
+            @Override
+            public void restartServer() {
+                server().control().restart();
+            }
+        };
+    }
+}
