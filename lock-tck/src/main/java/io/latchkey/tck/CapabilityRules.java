@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Rules for what a backend claims beyond the core contract ({@link Capability}). */
-@Tag("capabilities")
 public interface CapabilityRules extends TckRules {
 
     private void requireCapability(Capability c) {
@@ -30,6 +29,7 @@ public interface CapabilityRules extends TckRules {
     }
 
     @Test
+    @Tag("capabilities")
     @DisplayName("FAIR: waiters from different clients are granted in the order they started waiting")
     default void fair_waitersFromDifferentClientsAreServedInOrder() throws Exception {
         requireCapability(Capability.FAIR);
@@ -63,6 +63,7 @@ public interface CapabilityRules extends TckRules {
     }
 
     @Test
+    @Tag("capabilities")
     @DisplayName("NATIVE_WAIT: a release wakes a waiter whose poll interval is far longer than the wake-up bound")
     default void nativeWait_releaseWakesWaiterWithoutPolling() throws Exception {
         requireCapability(Capability.NATIVE_WAIT);
@@ -91,6 +92,7 @@ public interface CapabilityRules extends TckRules {
     }
 
     @Test
+    @Tag("capabilities")
     @DisplayName("SESSION_BOUND: a killed session is reported as SESSION_LOST and frees the lock")
     default void sessionBound_killedSessionIsReportedAndFreesTheLock() throws Exception {
         requireCapability(Capability.SESSION_BOUND);
@@ -110,6 +112,7 @@ public interface CapabilityRules extends TckRules {
     }
 
     @Test
+    @Tag("capabilities")
     @DisplayName("SURVIVES_SERVER_RESTART: a held lock is still held, with the same token, after the server restarts")
     default void survivesRestart_heldLockStaysHeld() {
         requireCapability(Capability.SURVIVES_SERVER_RESTART);

@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** §4.1 Exclusion: at most one valid handle per name at any instant, as judged by the store. */
-@Tag("exclusion")
 public interface ExclusionRules extends TckRules {
 
     @Test
+    @Tag("exclusion")
     @DisplayName("§4.1 exclusion: a second client cannot acquire a lock another client holds")
     default void exclusion_secondClientCannotAcquireHeldLock() {
         LockClient a = tck().newClient();
@@ -36,6 +36,7 @@ public interface ExclusionRules extends TckRules {
     }
 
     @Test
+    @Tag("exclusion")
     @DisplayName("§4.1 exclusion: 16 threads on 8 clients x 500 acquisitions never overlap, lose no update and never lose a grant")
     default void exclusion_noOverlapAndNoLostUpdateUnderConcurrency() throws Exception {
         TckSettings s = tck().settings();
@@ -89,6 +90,7 @@ public interface ExclusionRules extends TckRules {
     }
 
     @Test
+    @Tag("exclusion")
     @DisplayName("§4.1 exclusion: locks with different names do not exclude each other")
     default void exclusion_differentNamesAreIndependent() {
         LockClient a = tck().newClient();

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** §4.2 Fencing: every grant's token is strictly greater than every earlier grant's token for the name. */
-@Tag("fencing")
 public interface FencingRules extends TckRules {
 
     @Test
+    @Tag("fencing")
     @DisplayName("§4.2 fencing: tokens strictly increase across clients and releases")
     default void fencing_tokensIncreaseAcrossClientsAndReleases() {
         List<LockClient> clients = List.of(tck().newClient(), tck().newClient(), tck().newClient());
@@ -33,6 +33,7 @@ public interface FencingRules extends TckRules {
     }
 
     @Test
+    @Tag("fencing")
     @DisplayName("§4.2 fencing: a grant after an expired one gets a greater token")
     default void fencing_tokenIncreasesAfterExpiry() throws Exception {
         LockClient a = tck().newClient();

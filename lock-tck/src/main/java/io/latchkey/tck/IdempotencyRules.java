@@ -16,10 +16,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** §4.7 Idempotent retries: a request retried with the same owner id recognises its own grant. */
-@Tag("idempotency")
 public interface IdempotencyRules extends TckRules {
 
     @Test
+    @Tag("idempotency")
     @DisplayName("§4.7 idempotency: a retried acquire with the same owner gets the same grant, not a second one")
     default void idempotency_retryWithSameOwnerRecognisesItsGrant() {
         LockBackend first = tck().newBackend();

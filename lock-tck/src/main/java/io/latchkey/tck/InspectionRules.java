@@ -18,10 +18,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** inspect / list / held: what the store and the client say is held. */
-@Tag("inspection")
 public interface InspectionRules extends TckRules {
 
     @Test
+    @Tag("inspection")
     @DisplayName("inspect: shows the holder's owner, token and a future expiry; empty once released")
     default void inspect_showsTheHolder() {
         LockClient a = tck().newClient();
@@ -40,6 +40,7 @@ public interface InspectionRules extends TckRules {
     }
 
     @Test
+    @Tag("inspection")
     @DisplayName("held: a client lists exactly the handles it holds")
     default void held_listsThisClientsHandles() {
         LockClient a = tck().newClient();
@@ -52,6 +53,7 @@ public interface InspectionRules extends TckRules {
     }
 
     @Test
+    @Tag("inspection")
     @DisplayName("LISTING: list(prefix) shows held locks under the prefix and nothing else")
     default void listing_listShowsHeldLocksUnderPrefix() {
         Assumptions.assumeTrue(tck().capabilities().contains(Capability.LISTING), "backend does not claim LISTING");

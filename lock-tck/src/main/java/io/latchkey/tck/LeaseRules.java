@@ -17,10 +17,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** §4.3 Lease: a grant expires by itself if its holder dies; renewal keeps it; validity is conservative. */
-@Tag("lease")
 public interface LeaseRules extends TckRules {
 
     @Test
+    @Tag("lease")
     @DisplayName("§4.3 lease: a crashed holder's grant frees within lease (or session timeout) plus slack")
     default void lease_crashedHoldersGrantFreesWithinLeasePlusSlack() {
         LockClient holder = tck().newClient();
@@ -39,6 +39,7 @@ public interface LeaseRules extends TckRules {
     }
 
     @Test
+    @Tag("lease")
     @DisplayName("§4.3 lease: auto-renewal keeps a lock held for several leases")
     default void lease_autoRenewalKeepsLockPastItsLease() {
         LockClient a = tck().newClient();
@@ -56,6 +57,7 @@ public interface LeaseRules extends TckRules {
     }
 
     @Test
+    @Tag("lease")
     @DisplayName("§4.3 lease: renew() extends the grant beyond its original lease")
     default void lease_manualRenewExtendsTheGrant() {
         LockClient a = tck().newClient();
@@ -73,6 +75,7 @@ public interface LeaseRules extends TckRules {
     }
 
     @Test
+    @Tag("lease")
     @DisplayName("§4.3 lease: maxHold ends a renewed hold with EXPIRED and frees the lock")
     default void lease_maxHoldEndsTheHold() throws Exception {
         LockClient a = tck().newClient();
@@ -88,6 +91,7 @@ public interface LeaseRules extends TckRules {
     }
 
     @Test
+    @Tag("lease")
     @DisplayName("§4.3 lease: validity is conservative: never more than the lease from the request")
     default void lease_validityIsConservative() {
         LockClient a = tck().newClient();

@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** §4.5 Loss is reported: lost() completes, before validUntil() when renewal fails, and isValid() turns false. */
-@Tag("loss")
 public interface LossRules extends TckRules {
 
     @Test
+    @Tag("loss")
     @DisplayName("§4.5 loss: an unrenewed lease is reported EXPIRED before validUntil()")
     default void loss_unrenewedLeaseIsReportedBeforeValidUntil() throws Exception {
         LockClient a = tck().newClient();
@@ -38,6 +38,7 @@ public interface LossRules extends TckRules {
     }
 
     @Test
+    @Tag("loss")
     @DisplayName("§4.5 loss: a forced release is reported to the holder as RELEASED_BY_ADMIN")
     default void loss_forcedReleaseIsReportedToTheHolder() throws Exception {
         LockClient holder = tck().newClient();
@@ -59,6 +60,7 @@ public interface LossRules extends TckRules {
     }
 
     @Test
+    @Tag("loss")
     @DisplayName("§4.5 loss: renewals failing during an outage are reported before validUntil()")
     default void loss_outageIsReportedBeforeValidUntil() throws Exception {
         LockClient a = tck().newClient();
@@ -76,6 +78,7 @@ public interface LossRules extends TckRules {
     }
 
     @Test
+    @Tag("loss")
     @DisplayName("§4.5 loss: closing the client reports CLIENT_CLOSED and frees the lock")
     default void loss_closingTheClientReportsClientClosed() throws Exception {
         LockClient a = tck().newClient();
@@ -90,6 +93,7 @@ public interface LossRules extends TckRules {
     }
 
     @Test
+    @Tag("loss")
     @DisplayName("§4.5 loss: runExclusive interrupts its task when the lock is lost and throws LockLostException")
     default void loss_runExclusiveInterruptsTheTask() {
         LockClient a = tck().newClient();

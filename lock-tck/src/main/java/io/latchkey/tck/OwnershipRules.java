@@ -26,10 +26,10 @@ import org.junit.jupiter.api.Test;
  * §4.4 Ownership: only the grant that acquired can renew or release, a stale grant never touches a newer
  * owner's, and release is idempotent. Stated at the SPI level, where the core cannot mask a backend's fault.
  */
-@Tag("ownership")
 public interface OwnershipRules extends TckRules {
 
     @Test
+    @Tag("ownership")
     @DisplayName("§4.4 ownership: a stale grant's release and renew never touch the new owner's grant")
     default void ownership_staleReleaseAndRenewDoNotTouchNewOwner() {
         LockBackend a = tck().newBackend();
@@ -63,6 +63,7 @@ public interface OwnershipRules extends TckRules {
     }
 
     @Test
+    @Tag("ownership")
     @DisplayName("§4.4 ownership: release is idempotent: true once, then false, close() after it is harmless")
     default void ownership_releaseIsIdempotent() {
         LockClient a = tck().newClient();
@@ -82,6 +83,7 @@ public interface OwnershipRules extends TckRules {
     }
 
     @Test
+    @Tag("ownership")
     @DisplayName("§4.4 ownership: a handle whose grant ended cannot renew")
     default void ownership_lostHandleCannotRenew() throws Exception {
         LockClient a = tck().newClient();

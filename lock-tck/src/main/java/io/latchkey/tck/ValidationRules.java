@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /** §4.8 Bad input never corrupts state; every valid name works and stays distinct. */
-@Tag("validation")
 public interface ValidationRules extends TckRules {
 
     /** Names that are valid but hostile to naive encodings: paths, SQL, globs, hash tags, case, accents. */
@@ -39,6 +38,7 @@ public interface ValidationRules extends TckRules {
     }
 
     @Test
+    @Tag("validation")
     @DisplayName("§4.8 validation: every valid name, however hostile, works and maps to a distinct lock")
     default void validation_hostileValidNamesWorkAndStayDistinct() throws InterruptedException {
         LockClient a = tck().newClient();
@@ -103,6 +103,7 @@ public interface ValidationRules extends TckRules {
     }
 
     @Test
+    @Tag("validation")
     @DisplayName("§4.8 validation: null, empty, over-long and control-character names are rejected before the store")
     default void validation_badNamesAreRejectedAndTheStoreIsUnchanged() {
         LockClient a = tck().newClient();
@@ -125,6 +126,7 @@ public interface ValidationRules extends TckRules {
     }
 
     @Test
+    @Tag("validation")
     @DisplayName("§4.8 validation: zero, negative and overflowing durations are rejected and nothing is held")
     default void validation_badDurationsAreRejected() {
         LockClient a = tck().newClient();

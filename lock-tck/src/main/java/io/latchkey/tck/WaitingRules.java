@@ -21,10 +21,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** §4.6 Waiting: waits end in time, a release wakes a waiter, local waiters queue in order, interrupts work. */
-@Tag("waiting")
 public interface WaitingRules extends TckRules {
 
     @Test
+    @Tag("waiting")
     @DisplayName("§4.6 waiting: a waiter acquires soon after the holder releases")
     default void waiting_waiterAcquiresSoonAfterRelease() throws Exception {
         LockClient a = tck().newClient();
@@ -43,6 +43,7 @@ public interface WaitingRules extends TckRules {
     }
 
     @Test
+    @Tag("waiting")
     @DisplayName("§4.6 waiting: acquire(wait) on a held lock times out within wait plus slack and holds nothing")
     default void waiting_timeoutIsHonoured() {
         LockClient a = tck().newClient();
@@ -66,6 +67,7 @@ public interface WaitingRules extends TckRules {
     }
 
     @Test
+    @Tag("waiting")
     @DisplayName("§4.6 waiting: an interrupted waiter stops at once and holds nothing")
     default void waiting_interruptedWaiterStopsAndHoldsNothing() throws Exception {
         LockClient a = tck().newClient();
@@ -93,6 +95,7 @@ public interface WaitingRules extends TckRules {
     }
 
     @Test
+    @Tag("waiting")
     @DisplayName("§4.6 waiting: waiters inside one client are served in FIFO order")
     default void waiting_localWaitersAreServedInOrder() throws Exception {
         LockClient a = tck().newClient();
@@ -125,6 +128,7 @@ public interface WaitingRules extends TckRules {
     }
 
     @Test
+    @Tag("waiting")
     @DisplayName("§4.6 waiting: a cancelled asynchronous acquisition leaves nothing held")
     default void waiting_cancelledAsyncAcquireHoldsNothing() throws Exception {
         LockClient a = tck().newClient();
@@ -141,6 +145,7 @@ public interface WaitingRules extends TckRules {
     }
 
     @Test
+    @Tag("waiting")
     @DisplayName("§4.6 waiting: tryAcquire(wait) returns empty when the wait runs out")
     default void waiting_tryAcquireWithWaitReturnsEmpty() throws InterruptedException, ExecutionException {
         LockClient a = tck().newClient();
