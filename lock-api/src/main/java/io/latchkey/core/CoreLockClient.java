@@ -44,6 +44,12 @@ public final class CoreLockClient implements LockClient {
     final OwnerIds owners;
     final CoreExecutors executors;
     final ConcurrentHashMap<String, HeldLock> active = new ConcurrentHashMap<>();
+    /** Losses reported for grants not registered yet, by name and owner; dropped after EARLY_LOSS_TTL. */
+    private final ConcurrentHashMap<String, EarlyLoss> earlyLosses = new ConcurrentHashMap<>();
+    private static final long EARLY_LOSS_TTL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+
+    private record EarlyLoss(LockLoss.Reason reason, String detail, Throwable cause, long atNanos) {
+    }
 
     private final String description;
     private final Set<Capability> capabilities;
@@ -179,6 +185,11 @@ public final class CoreLockClient implements LockClient {
 
     void register(HeldLock h) {
         active.put(h.name(), h);
+        // a loss the store reported before this grant was registered (see LossSink)
+        EarlyLoss early = earlyLosses.remove(h.name() + '\u0000' + h.grant.owner());
+        if (early != null) {
+            h.markLost(early.reason, early.detail, early.cause);
+        }
     }
 
     void forget(HeldLock h) {
@@ -226,10 +237,21 @@ public final class CoreLockClient implements LockClient {
 
     /** Losses the store reports by itself (session expiry, dead connection, virtual clock). */
     private final class LossSink implements GrantLossSink {
+        /*
+         * A backend may learn of a loss between returning a grant and the core registering it. The sink
+         * records the loss first and then looks for the grant; register() adds the grant first and then
+         * looks for a record. Whatever the interleaving, one side sees the other (marking lost twice is
+         * harmless), so no early loss is dropped.
+         */
         @Override
         public void grantLost(String name, String owner, LockLoss.Reason reason, String detail, Throwable cause) {
+            String key = name + '\u0000' + owner;
+            long now = System.nanoTime();
+            earlyLosses.values().removeIf(e -> now - e.atNanos() > EARLY_LOSS_TTL_NANOS);
+            earlyLosses.put(key, new EarlyLoss(reason, detail, cause, now));
             HeldLock h = active.get(name);
             if (h != null && h.ownedBy(owner)) {
+                earlyLosses.remove(key);
                 h.markLost(reason, detail, cause);
             }
         }

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 class EventsAndExclusiveTest {
@@ -95,6 +96,20 @@ class EventsAndExclusiveTest {
                     .withMessageContaining("retry strategy ran out");
             assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(5));
             assertThat(RetryStrategy.none().delays().hasNext()).isFalse();
+        }
+    }
+
+    @Test
+    @DisplayName("a loss the store reports before the core registered the grant is not dropped")
+    void lossReportedBeforeRegistrationIsKept() throws Exception {
+        LockClient c = Latchkey.client(new io.latchkey.testing.LossBeforeReturnBackend(store.newBackend()));
+        try {
+            LockHandle h = c.lock("early").tryAcquire().orElseThrow();
+            LockLoss loss = h.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertThat(loss.reason()).isEqualTo(LockLoss.Reason.SESSION_LOST);
+            assertThat(h.isValid()).isFalse();
+        } finally {
+            c.close();
         }
     }
 
