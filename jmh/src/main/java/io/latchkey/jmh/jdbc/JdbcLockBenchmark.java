@@ -1,0 +1,157 @@
+package io.latchkey.jmh.jdbc;
+
+import io.latchkey.DistributedLock;
+import io.latchkey.Latchkey;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockOptions;
+import io.latchkey.RetryStrategy;
+import io.latchkey.jdbc.JdbcLockBackend;
+import io.latchkey.jdbc.JdbcMode;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Latchkey's JDBC backend against a raw-SQL baseline (the same statements with plain JDBC, {@link RawSql}) on
+ * the same HikariCP pool, in the same run, for each dialect and mode:
+ * <ul>
+ *   <li>{@code uncontended_*}: each thread acquires and releases its own lock (1 and 8 threads);</li>
+ *   <li>{@code latchkey_handoff_8threads}: 8 threads on one name; throughput of completed acquire + release
+ *       cycles. Latchkey waits natively (LISTEN/NOTIFY or a blocking database lock) or backs off (1–20 ms).
+ *       There is no raw baseline for hand-off yet.</li>
+ * </ul>
+ * Throughput in operations (acquire + release cycles) per millisecond.
+ *
+ * <pre>java -jar benchmarks.jar 'jmh.jdbc.JdbcLockBenchmark' -p dialect=POSTGRESQL -p mode=LEASE</pre>
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 3)
+@Fork(1)
+@State(Scope.Benchmark)
+public class JdbcLockBenchmark {
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    @Param({"POSTGRESQL", "MARIADB", "H2"})
+    public String dialect;
+
+    @Param({"LEASE", "SESSION"})
+    public String mode;
+
+    JdbcDatabase db;
+    LockClient client;
+    RawSql raw;
+    String shared;
+    LockOptions waiting;
+
+    @Setup(Level.Trial)
+    public void open() {
+        db = new JdbcDatabase(dialect, 20);
+        JdbcMode m = JdbcMode.valueOf(mode);
+        String table = "jmh_" + mode.toLowerCase(Locale.ROOT);
+        client = Latchkey.client(JdbcLockBackend.builder(db.pool).mode(m).table(table).build());
+        raw = new RawSql(db.dialect, m, table);
+        shared = "shared-" + NAMES.incrementAndGet();
+        waiting = LockOptions.builder().retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20))).build();
+        warm(shared);
+    }
+
+    void warm(String name) {
+        client.lock(name).tryAcquire().orElseThrow().close(); // creates the row: every measured cycle finds it
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        client.close();
+        db.close();
+    }
+
+    /** One lock name per benchmark thread. */
+    @State(Scope.Thread)
+    public static class Own {
+        String name;
+        String owner;
+        DistributedLock lock;
+        long cycle;
+
+        @Setup(Level.Trial)
+        public void open(JdbcLockBenchmark b) {
+            name = "own-" + NAMES.incrementAndGet();
+            owner = "raw-owner-" + name;
+            b.warm(name);
+            lock = b.client.lock(name);
+        }
+    }
+
+    // ------------------------------------------------------------------ uncontended
+
+    @Benchmark
+    @Threads(1)
+    public long latchkey_uncontended_1thread(Own own) {
+        return latchkeyCycle(own);
+    }
+
+    @Benchmark
+    @Threads(8)
+    public long latchkey_uncontended_8threads(Own own) {
+        return latchkeyCycle(own);
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long raw_uncontended_1thread(Own own) throws SQLException {
+        return rawCycle(own);
+    }
+
+    @Benchmark
+    @Threads(8)
+    public long raw_uncontended_8threads(Own own) throws SQLException {
+        return rawCycle(own);
+    }
+
+    private static long latchkeyCycle(Own own) {
+        LockHandle h = own.lock.tryAcquire().orElseThrow(() -> new IllegalStateException("uncontended lock was busy"));
+        long token = h.fencingToken();
+        h.release();
+        return token;
+    }
+
+    private long rawCycle(Own own) throws SQLException {
+        try (Connection c = db.pool.getConnection()) {
+            long token = raw.cycle(c, own.name, own.owner + ":" + own.cycle++);
+            if (token < 0) {
+                throw new IllegalStateException("uncontended raw lock was busy");
+            }
+            return token;
+        }
+    }
+
+    // ------------------------------------------------------------------ contended hand-off
+
+    @Benchmark
+    @Threads(8)
+    public long latchkey_handoff_8threads() throws InterruptedException {
+        try (LockHandle h = client.lock(shared, waiting).acquire(Duration.ofSeconds(60))) {
+            return h.fencingToken();
+        }
+    }
+}

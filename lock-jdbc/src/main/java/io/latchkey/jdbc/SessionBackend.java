@@ -1,0 +1,511 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.Capability;
+import io.latchkey.LockInfo;
+import io.latchkey.LockLoss;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Busy;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.RenewResult;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Session mode: a grant is a database lock held by one pinned pooled connection (see SessionTable).
+ *
+ * Concurrency design.
+ * - Each grant owns its connection (SessionHold), used only under the hold's lock.
+ * - Waiting happens in the database: after a failed try, the blocking statement runs on a thread of a
+ *   cached pool while the caller waits on its Future, so the caller stays interruptible and keeps its
+ *   deadline; on interruption or deadline the statement is cancelled (Statement.cancel: a cancel request,
+ *   KILL QUERY, or H2's cancel flag), and a lock that was granted in that instant is given back.
+ * - renew() is the watchdog's liveness probe: one cheap statement on the pinned connection that confirms
+ *   the database still holds the lock. A dead connection is reported as SESSION_LOST, or RELEASED_BY_ADMIN
+ *   when forceRelease marked the row for this owner.
+ * - A connection that may still hold a lock is never returned to the pool: it is evicted/aborted.
+ * - `holds` lets close() (a crash, for the TCK) end every session at once.
+ */
+final class SessionBackend extends JdbcLockBackend {
+    private static final Logger log = LoggerFactory.getLogger(SessionBackend.class);
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    private final SessionTable sql;
+    private final ExecutorService waiters;
+    private final Set<SessionHold> holds = ConcurrentHashMap.newKeySet();
+
+    SessionBackend(Builder b, Dialect dialect) {
+        super(b, dialect);
+        this.sql = new SessionTable(table, dialect);
+        this.waiters = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "latchkey-jdbc-wait-" + THREADS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Override
+    public JdbcMode mode() {
+        return JdbcMode.SESSION;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return capabilities(dialect, JdbcMode.SESSION);
+    }
+
+    @Override
+    public AcquireResult tryAcquire(AcquireRequest request) {
+        try {
+            return acquire(request, Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("unreachable: a try does not wait", e);
+        }
+    }
+
+    @Override
+    public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+        if (dialect == Dialect.H2 && !maxWait.isZero()) {
+            return acquireOffThread(request, maxWait);
+        }
+        return attempt(request, maxWait, new AtomicBoolean());
+    }
+
+    /**
+     * Embedded H2 runs statements on the caller's thread and may swallow an interrupt that arrives inside
+     * it; so a waiting H2 acquisition runs wholly on a worker and the caller only waits on the Future.
+     */
+    private AcquireResult acquireOffThread(AcquireRequest request, Duration maxWait) throws InterruptedException {
+        AtomicBoolean cancelled = new AtomicBoolean();
+        Future<AcquireResult> f = waiters.submit(() -> attempt(request, maxWait, cancelled));
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            cancelled.set(true);
+            try {
+                AcquireResult late = getUninterruptibly(f);
+                if (late instanceof Grant g) {
+                    release(g);
+                }
+            } catch (ExecutionException ignored) {
+                // nothing was acquired
+            }
+            throw e;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    private AcquireResult attempt(AcquireRequest request, Duration maxWait, AtomicBoolean cancelled) throws InterruptedException {
+        LockKey k = key(request.name());
+        long start = System.nanoTime();
+        Connection c = null;
+        boolean keep = false;
+        boolean waited = false;
+        try {
+            c = connections.borrow();
+            sql.pin(c);
+            long token = sql.tryLock(c, k, request.owner());
+            if (token < 0) {
+                AcquireResult other = holderOrMine(request, k, start);
+                if (other instanceof Grant || maxWait.isZero() || cancelled.get()) {
+                    return other;
+                }
+                waited = true;
+                token = waitInDatabase(c, k, request, maxWait, cancelled);
+                if (token == HANDED_OFF) {
+                    c = null; // the waiting thread returns it
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for lock '" + request.name() + "' on " + description());
+                }
+                if (token < 0) {
+                    return other;
+                }
+            }
+            SessionHold hold = SessionHold.pinned(k, c);
+            holds.add(hold);
+            keep = true;
+            return new Grant(request.name(), request.owner(), token, validUntil(start, request.lease()), hold);
+        } catch (SQLException e) {
+            throw connections.unavailable("acquire", request.name(), e);
+        } finally {
+            if (!keep && c != null) {
+                if (waited) {
+                    putBackAfterWait(c, k, request.owner());
+                } else {
+                    putBack(c);
+                }
+            }
+        }
+    }
+
+    /**
+     * A wait that was cancelled or failed may have taken the database lock in the same instant (advisory and
+     * user locks outlive a failed statement): let go of it before the connection returns to the pool, or
+     * discard the connection if that cannot be checked.
+     */
+    private void putBackAfterWait(Connection c, LockKey k, String owner) {
+        if (dialect != Dialect.H2) {
+            try {
+                if (sql.stillHeld(c, k, owner) && !sql.unlock(c, k)) {
+                    connections.discard(c);
+                    return;
+                }
+            } catch (SQLException | RuntimeException e) {
+                connections.discard(c);
+                return;
+            }
+        }
+        putBack(c);
+    }
+
+    /** Busy with the holder, or this owner's own grant when a retried request finds it (held on another session). */
+    private AcquireResult holderOrMine(AcquireRequest request, LockKey k, long start) throws SQLException {
+        Optional<SessionTable.Holder> h = withConnection(c -> sql.holder(c, k));
+        if (h.isEmpty()) {
+            return Busy.UNKNOWN;
+        }
+        if (h.get().owner() != null && h.get().owner().equals(request.owner())) {
+            return new Grant(request.name(), request.owner(), h.get().token(), validUntil(start, request.lease()),
+                    SessionHold.adopted(k, h.get().session()));
+        }
+        return new Busy(h.get().owner(), h.get().token(), null);
+    }
+
+    /** waitInDatabase's answer when the caller gave up and left the connection to the waiting thread. */
+    private static final long HANDED_OFF = Long.MIN_VALUE;
+
+    /**
+     * Waits in the database on a worker thread. On deadline or interruption the caller cancels the statement
+     * and leaves at once: the connection then belongs to the worker, which gives back any lock it got in
+     * the same instant and returns the connection itself ({@link #HANDED_OFF}; the interrupt is re-asserted).
+     */
+    private long waitInDatabase(Connection c, LockKey k, AcquireRequest request, Duration maxWait, AtomicBoolean cancelled)
+            throws SQLException {
+        long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(maxWait.toNanos(), TimeUnit.DAYS.toNanos(1))));
+        AtomicReference<Statement> running = new AtomicReference<>();
+        if (dialect == Dialect.H2) {
+            return sql.waitLock(c, k, request.owner(), waitMillis, running, cancelled); // already on a worker
+        }
+        AtomicInteger state = new AtomicInteger(); // 0 waiting, 1 finished (result to the caller), 2 abandoned
+        Future<Long> f = waiters.submit(() -> {
+            long token = -1;
+            try {
+                token = sql.waitLock(c, k, request.owner(), waitMillis, running, cancelled);
+                return token;
+            } finally {
+                if (!state.compareAndSet(0, 1)) {
+                    putBackAfterWait(c, k, request.owner()); // the caller left: clean up here
+                }
+            }
+        });
+        boolean interrupted = false;
+        try {
+            return f.get(maxWait.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            // give up below
+        } catch (InterruptedException e) {
+            interrupted = true;
+        } catch (ExecutionException e) {
+            throw asSql(e.getCause());
+        }
+        cancelled.set(true);
+        cancel(running);
+        if (state.compareAndSet(0, 2)) {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return HANDED_OFF;
+        }
+        long token; // the worker finished in the meantime: its result is ours
+        try {
+            token = getUninterruptibly(f);
+        } catch (ExecutionException e) {
+            token = -1;
+        }
+        if (interrupted) {
+            if (token > 0) {
+                sql.unlock(c, k);
+            }
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+        return token;
+    }
+
+    private static <T> T getUninterruptibly(Future<T> f) throws ExecutionException {
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    return f.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void cancel(AtomicReference<Statement> running) {
+        Statement s = running.get();
+        if (s != null) {
+            try {
+                s.cancel();
+            } catch (SQLException | RuntimeException e) {
+                log.debug("cancelling a lock wait on {} failed", description(), e);
+            }
+        }
+    }
+
+    private static SQLException asSql(Throwable t) {
+        if (t instanceof SQLException e) {
+            return e;
+        }
+        if (t instanceof RuntimeException e) {
+            throw e;
+        }
+        return new SQLException(String.valueOf(t), t);
+    }
+
+    @Override
+    public RenewResult renew(Grant grant, Duration lease) {
+        SessionHold hold = (SessionHold) grant.state();
+        long start = System.nanoTime();
+        if (hold.isAdopted()) {
+            return adoptedStillHeld(grant) ? RenewResult.renewed(validUntil(start, lease)) : RenewResult.notHeld(lostReason(grant));
+        }
+        hold.lock.lock();
+        try {
+            if (hold.ended) {
+                return RenewResult.notHeld();
+            }
+            boolean held;
+            try {
+                held = sql.stillHeld(hold.connection, hold.key, grant.owner());
+            } catch (SQLException e) {
+                if (isAlive(hold.connection)) {
+                    throw connections.unavailable("renew", grant.name(), e);
+                }
+                held = false;
+            }
+            if (held) {
+                return RenewResult.renewed(validUntil(start, lease));
+            }
+            end(hold, true); // the lock vanished under a live connection: do not reuse it
+        } finally {
+            hold.lock.unlock();
+        }
+        return RenewResult.notHeld(lostReason(grant));
+    }
+
+    /** Why a grant whose session ended is gone: an administrator's forced release, or the session itself. */
+    private LockLoss.Reason lostReason(Grant grant) {
+        try {
+            String by = withConnection(c -> sql.releasedBy(c, key(grant.name())));
+            return grant.owner().equals(by) ? LockLoss.Reason.RELEASED_BY_ADMIN : LockLoss.Reason.SESSION_LOST;
+        } catch (SQLException | RuntimeException e) {
+            return LockLoss.Reason.SESSION_LOST;
+        }
+    }
+
+    private boolean adoptedStillHeld(Grant grant) {
+        SessionHold hold = (SessionHold) grant.state();
+        try {
+            Optional<SessionTable.Holder> h = withConnection(c -> sql.holder(c, hold.key));
+            return h.isPresent() && grant.owner().equals(h.get().owner()) && h.get().token() == grant.fencingToken()
+                    && h.get().session() == hold.adoptedSession;
+        } catch (SQLException e) {
+            throw connections.unavailable("renew", grant.name(), e);
+        }
+    }
+
+    private static boolean isAlive(Connection c) {
+        try {
+            return c.isValid(2);
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        SessionHold hold = (SessionHold) grant.state();
+        if (hold.isAdopted()) {
+            // held by another connection of this owner (a retried request): only ending that session frees it
+            try {
+                if (!adoptedStillHeld(grant)) {
+                    return false;
+                }
+                withConnection(c -> {
+                    sql.kill(c, hold.adoptedSession);
+                    return null;
+                });
+                return true;
+            } catch (SQLException e) {
+                throw connections.unavailable("release", grant.name(), e);
+            }
+        }
+        hold.lock.lock();
+        try {
+            if (hold.ended) {
+                return false;
+            }
+            boolean held;
+            try {
+                held = sql.unlock(hold.connection, hold.key);
+            } catch (SQLException e) {
+                held = false; // the session is gone or unusable: discarding it frees whatever it held
+                end(hold, true);
+                return false;
+            }
+            end(hold, !held);
+            return held;
+        } finally {
+            hold.lock.unlock();
+        }
+    }
+
+    /** Gives a hold's connection back (clean) or discards it. Caller holds hold.lock. */
+    private void end(SessionHold hold, boolean discard) {
+        hold.ended = true;
+        holds.remove(hold);
+        if (discard) {
+            connections.discard(hold.connection);
+        } else {
+            putBack(hold.connection, true);
+        }
+    }
+
+    private void putBack(Connection c) {
+        putBack(c, false);
+    }
+
+    private void putBack(Connection c, boolean unlocked) {
+        try {
+            sql.unpin(c, unlocked);
+            connections.giveBack(c);
+        } catch (SQLException e) {
+            connections.discard(c);
+        }
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        try {
+            return withConnection(c -> sql.holder(c, key(name)))
+                    .map(h -> new LockInfo(name, h.owner(), h.token(), Optional.ofNullable(h.acquiredAt()), Optional.empty()));
+        } catch (SQLException e) {
+            throw connections.unavailable("inspect", name, e);
+        }
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix) {
+        try {
+            return withConnection(c -> sql.list(c, table, namespace, prefix));
+        } catch (SQLException e) {
+            throw connections.unavailable("list locks starting with '" + prefix + "' on", null, e);
+        }
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        LockKey k = key(name);
+        try {
+            return withConnection(c -> {
+                Optional<SessionTable.Holder> h = sql.holder(c, k);
+                if (h.isEmpty()) {
+                    return false;
+                }
+                if (dialect == Dialect.H2) {
+                    sql.kill(c, h.get().session()); // the row is locked by the holder until its session ends
+                    sql.markReleasedBy(c, k, h.get().owner());
+                } else {
+                    sql.markReleasedBy(c, k, h.get().owner());
+                    sql.kill(c, h.get().session());
+                }
+                return true;
+            });
+        } catch (SQLException e) {
+            throw connections.unavailable("force the release of", name, e);
+        }
+    }
+
+    /** Database session ids of the connections holding this backend's locks (for fault injection in tests). */
+    List<Long> sessionIds() throws SQLException {
+        List<Long> ids = new ArrayList<>();
+        for (SessionHold h : holds) {
+            h.lock.lock();
+            try {
+                if (!h.ended) {
+                    ids.add(sql.sessionId(h.connection));
+                }
+            } finally {
+                h.lock.unlock();
+            }
+        }
+        return ids;
+    }
+
+    /** Ends a database session server-side (fault injection and admin use). */
+    void killSession(long session) throws SQLException {
+        withConnection(c -> {
+            sql.kill(c, session);
+            return null;
+        });
+    }
+
+    private interface SqlWork<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private <T> T withConnection(SqlWork<T> work) throws SQLException {
+        Connection c = connections.borrow();
+        try {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            return work.run(c);
+        } finally {
+            connections.giveBack(c);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (SessionHold h : holds) {
+            // ends the session without waiting for a renewal that may hold the lock: the server frees the lock
+            connections.discard(h.connection);
+            holds.remove(h);
+        }
+        waiters.shutdownNow();
+        super.close();
+    }
+}

@@ -1,0 +1,24 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.tck.server.RunningServer;
+import org.junit.jupiter.api.DisplayName;
+
+@DisplayName("TCK: H2 (embedded, in memory) lease mode")
+class H2LeaseTckTest extends JdbcBackendTck {
+    private static final String URL = "jdbc:h2:mem:latchkey-tck-lease;DB_CLOSE_DELAY=-1";
+
+    @Override
+    protected String url() {
+        return URL;
+    }
+
+    @Override
+    protected JdbcMode mode() {
+        return JdbcMode.LEASE;
+    }
+
+    @Override
+    protected RunningServer server() {
+        return null;
+    }
+}

@@ -1,0 +1,103 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.spi.LockBackend;
+import io.latchkey.tck.LockBackendTck;
+import io.latchkey.tck.TckFaults;
+import io.latchkey.tck.TckSettings;
+import java.time.Duration;
+import io.latchkey.tck.server.RunningServer;
+import io.latchkey.tck.server.ServerControl;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.Map;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * The TCK against a real database: each {@link #newBackend()} is a new client (its own HikariCP pool) built
+ * through the provider, as {@code Latchkey.connect} would. Fault hooks: outage = the server is frozen
+ * (SIGSTOP), killSession = the holder's database sessions are killed server-side, restartServer = a real
+ * restart of the server process.
+ */
+abstract class JdbcBackendTck extends LockBackendTck {
+
+    /** The JDBC URL of the database under test. */
+    protected abstract String url();
+
+    protected abstract JdbcMode mode();
+
+    /** The server, for fault hooks; null for an embedded database. */
+    protected abstract RunningServer server();
+
+    protected Map<String, String> settings(JdbcMode mode) {
+        Map<String, String> s = new HashMap<>();
+        s.put("mode", mode.name().toLowerCase(java.util.Locale.ROOT));
+        // session mode pins a connection per held lock, and the validation rule holds ~60 names at once
+        s.put("poolSize", mode == JdbcMode.SESSION ? "80" : "10");
+        return s;
+    }
+
+    /**
+     * A 2 s short lease for servers (1 s for embedded H2): with 1 s the first renewal, due after 333 ms, must
+     * finish within ~600 ms, which a loaded 2-core CI machine does not always grant a networked database.
+     */
+    @Override
+    protected TckSettings settings() {
+        return server() == null ? TckSettings.defaults()
+                : TckSettings.defaults().toBuilder().shortLease(Duration.ofSeconds(2)).build();
+    }
+
+    @Override
+    protected LockBackend newBackend() {
+        return new JdbcBackendProvider().create(URI.create(url()), settings(mode()));
+    }
+
+    @Override
+    protected TckFaults faults() {
+        return new TckFaults() {
+            @Override
+            public AutoCloseable outage() {
+                ServerControl control = control();
+                control.pause();
+                return control::resume;
+            }
+
+            @Override
+            public void killSession(LockBackend backend) {
+                if (!(backend instanceof SessionBackend session)) {
+                    throw new TestAbortedException("lease mode has no database session to kill");
+                }
+                try {
+                    for (long id : session.sessionIds()) {
+                        session.killSession(id);
+                    }
+                } catch (java.sql.SQLException e) {
+                    throw new AssertionError("could not kill the sessions of " + backend, e);
+                }
+            }
+
+            @Override
+            public void restartServer() {
+                ServerControl control = control();
+                if (url().startsWith("jdbc:postgresql:")) {
+                    // PostgreSQL's SIGTERM is a "smart" shutdown that waits for every client to leave: end them,
+                    // as a real restart would
+                    try (var c = java.sql.DriverManager.getConnection(url()); var s = c.createStatement()) {
+                        s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                                + " WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'");
+                    } catch (java.sql.SQLException e) {
+                        throw new AssertionError("could not end the sessions before the restart", e);
+                    }
+                }
+                control.restart();
+            }
+        };
+    }
+
+    private ServerControl control() {
+        RunningServer s = server();
+        if (s == null) {
+            throw new TestAbortedException("an embedded H2 database runs inside this JVM and cannot be paused or restarted");
+        }
+        return s.requireFaultInjection();
+    }
+}

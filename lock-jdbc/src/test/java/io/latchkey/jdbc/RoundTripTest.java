@@ -1,0 +1,67 @@
+package io.latchkey.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.latchkey.Latchkey;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * DESIGN §8 / issue item 8: statements sent per acquire + release of an uncontended lock, counted on the
+ * client's connections (every execute, commit and rollback). Lease mode: 2 everywhere. Session mode: 2 on
+ * PostgreSQL and MariaDB; on H2 the acquiring UPDATE plus the ROLLBACK that releases the row lock (the
+ * transaction control H2's row-lock design needs), and autocommit switched off and on around the hold.
+ */
+class RoundTripTest {
+    private static Databases db;
+
+    @BeforeAll
+    static void start() {
+        db = new Databases();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (db != null) {
+            db.close();
+        }
+    }
+
+    static List<Arguments> cases() {
+        return List.of(
+                Arguments.of(Dialect.POSTGRESQL, JdbcMode.LEASE), Arguments.of(Dialect.POSTGRESQL, JdbcMode.SESSION),
+                Arguments.of(Dialect.MARIADB, JdbcMode.LEASE), Arguments.of(Dialect.MARIADB, JdbcMode.SESSION),
+                Arguments.of(Dialect.H2, JdbcMode.LEASE), Arguments.of(Dialect.H2, JdbcMode.SESSION));
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void acquireAndReleaseSendTwoStatements(Dialect dialect, JdbcMode mode) throws Exception {
+        CountingDataSource counting = new CountingDataSource(db.pool(dialect, 4));
+        try (LockClient client = Latchkey.client(JdbcLockBackend.builder(counting).mode(mode)
+                .table("rt_" + mode.name().toLowerCase()).build())) {
+            String name = "round-trip-" + dialect + "-" + mode + "-" + System.nanoTime();
+            client.lock(name).tryAcquire().orElseThrow().close(); // warm-up: row created, statements prepared
+            for (int i = 0; i < 3; i++) {
+                counting.start();
+                LockHandle h = client.lock(name).tryAcquire().orElseThrow();
+                h.release();
+                List<String> sent = counting.stop();
+                List<String> statements = sent.stream().filter(s -> !s.startsWith("autocommit=")).toList();
+                assertThat(statements).as("statements sent for %s %s: %s", dialect, mode, sent).hasSize(2);
+                if (dialect == Dialect.H2 && mode == JdbcMode.SESSION) {
+                    assertThat(statements.get(1)).isEqualTo("ROLLBACK");
+                    assertThat(sent).containsExactly("autocommit=false", statements.get(0), "ROLLBACK", "autocommit=true");
+                } else {
+                    assertThat(sent).doesNotContain("COMMIT", "ROLLBACK").hasSize(2);
+                }
+            }
+        }
+    }
+}
