@@ -1,0 +1,231 @@
+package io.latchkey.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import java.io.File;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import javax.net.ssl.SSLException;
+
+/*
+ * What an etcd:// URI and its settings say about reaching the cluster: endpoints, credentials, TLS, and the
+ * lock settings (EtcdSettings). Parsed once, by hand, because java.net.URI cannot parse an authority that
+ * lists several hosts. Immutable; builds the jetcd Client the backend then owns.
+ */
+final class EtcdConnection {
+    /** Settings read here; EtcdSettings' keys plus connection keys. */
+    static final Set<String> KEYS = Set.of("namespace", "leaseTtl", "requestTimeout", "waitRecheck", "connectTimeout",
+            "keepaliveTime", "keepaliveTimeout", "user", "password", "tls", "tlsCa", "tlsCert", "tlsKey");
+    /** gRPC pings an idle connection this often (gRPC's minimum is 10 s): how soon a frozen member is noticed. */
+    static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(10);
+    static final Duration DEFAULT_KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
+
+    private final List<String> hostPorts;
+    private final String user;
+    private final String password;
+    private final boolean tls;
+    private final String tlsCa;
+    private final String tlsCert;
+    private final String tlsKey;
+    private final Duration connectTimeout;
+    private final Duration keepaliveTime;
+    private final Duration keepaliveTimeout;
+    private final EtcdSettings settings;
+
+    private EtcdConnection(List<String> hostPorts, String user, String password, boolean tls, String tlsCa, String tlsCert,
+                           String tlsKey, Duration connectTimeout, Duration keepaliveTime, Duration keepaliveTimeout,
+                           EtcdSettings settings) {
+        this.hostPorts = List.copyOf(hostPorts);
+        this.user = user;
+        this.password = password;
+        this.tls = tls;
+        this.tlsCa = tlsCa;
+        this.tlsCert = tlsCert;
+        this.tlsKey = tlsKey;
+        this.connectTimeout = connectTimeout;
+        this.keepaliveTime = keepaliveTime;
+        this.keepaliveTimeout = keepaliveTimeout;
+        this.settings = settings;
+    }
+
+    /**
+     * Parses {@code etcd://[user[:password]@]host:port[,host:port...][/namespace]}; settings may add or
+     * override everything except the hosts.
+     */
+    static EtcdConnection parse(String uri, Map<String, String> settingsMap) {
+        if (uri == null || !uri.regionMatches(true, 0, "etcd://", 0, 7)) {
+            throw new IllegalArgumentException("an etcd URI looks like etcd://host:port[,host:port...][/namespace], was '"
+                    + io.latchkey.spi.Redaction.redact(uri) + "'");
+        }
+        String rest = uri.substring(7);
+        int query = rest.indexOf('?');
+        if (query >= 0 || rest.indexOf('#') >= 0) {
+            throw new IllegalArgumentException("an etcd URI takes no query or fragment; pass settings in the map instead: "
+                    + io.latchkey.spi.Redaction.redact(uri));
+        }
+        int slash = rest.indexOf('/');
+        String authority = slash < 0 ? rest : rest.substring(0, slash);
+        String path = slash < 0 ? "" : rest.substring(slash + 1);
+        String user = null;
+        String password = null;
+        int at = authority.lastIndexOf('@');
+        if (at >= 0) {
+            String info = authority.substring(0, at);
+            authority = authority.substring(at + 1);
+            int colon = info.indexOf(':');
+            user = decode(colon < 0 ? info : info.substring(0, colon));
+            password = colon < 0 ? null : decode(info.substring(colon + 1));
+        }
+        List<String> hosts = new ArrayList<>();
+        for (String hp : authority.split(",", -1)) {
+            hosts.add(checkHostPort(hp.trim(), uri));
+        }
+
+        EtcdSettings.Builder lock = EtcdSettings.builder();
+        if (!path.isEmpty()) {
+            lock.namespace(decode(path));
+        }
+        boolean tls = false;
+        String ca = null;
+        String cert = null;
+        String key = null;
+        Duration connectTimeout = Duration.ofSeconds(5);
+        Duration keepaliveTime = DEFAULT_KEEPALIVE_TIME;
+        Duration keepaliveTimeout = DEFAULT_KEEPALIVE_TIMEOUT;
+        for (Map.Entry<String, String> e : settingsMap.entrySet()) {
+            String k = e.getKey();
+            String v = e.getValue() == null ? "" : e.getValue().trim();
+            switch (k) {
+                case "namespace" -> {
+                    if (!path.isEmpty() && !stripSlashes(decode(path)).equals(stripSlashes(v))) {
+                        throw new IllegalArgumentException("the URI path names namespace '" + decode(path)
+                                + "' but the setting namespace is '" + v + "'; give it once");
+                    }
+                    lock.namespace(v);
+                }
+                case "leaseTtl" -> lock.leaseTtl(EtcdSettings.parseDuration(k, v));
+                case "requestTimeout" -> lock.requestTimeout(EtcdSettings.parseDuration(k, v));
+                case "waitRecheck" -> lock.waitRecheck(EtcdSettings.parseDuration(k, v));
+                case "connectTimeout" -> connectTimeout = positive(k, v);
+                case "keepaliveTime" -> keepaliveTime = positive(k, v);
+                case "keepaliveTimeout" -> keepaliveTimeout = positive(k, v);
+                case "user" -> user = v.isEmpty() ? null : v;
+                case "password" -> password = e.getValue();
+                case "tls" -> tls = parseBoolean(k, v);
+                case "tlsCa" -> ca = v;
+                case "tlsCert" -> cert = v;
+                case "tlsKey" -> key = v;
+                default -> throw new IllegalArgumentException("unknown etcd setting '" + k + "'; known settings: "
+                        + new TreeSet<>(KEYS));
+            }
+        }
+        if (password != null && user == null) {
+            throw new IllegalArgumentException("an etcd password was given without a user; set 'user' too");
+        }
+        if ((cert == null) != (key == null)) {
+            throw new IllegalArgumentException("tlsCert and tlsKey (client certificate and its PKCS#8 key) go together;"
+                    + " give both or neither");
+        }
+        if ((ca != null || cert != null) && !tls) {
+            tls = true; // a CA or client certificate only makes sense over TLS
+        }
+        return new EtcdConnection(hosts, user, password, tls, ca, cert, key, connectTimeout, keepaliveTime, keepaliveTimeout,
+                lock.build());
+    }
+
+    EtcdSettings settings() {
+        return settings;
+    }
+
+    /** The URI without password: {@code etcd://user@h1:p1,h2:p2/namespace}. */
+    String description() {
+        return "etcd://" + (user == null ? "" : user + "@") + String.join(",", hostPorts) + "/" + settings.namespace()
+                + (tls ? " (TLS)" : "");
+    }
+
+    /** A new jetcd client for these endpoints; the caller owns it. */
+    Client newClient() {
+        String scheme = tls ? "https://" : "http://";
+        ClientBuilder b = Client.builder()
+                .endpoints(hostPorts.stream().map(hp -> scheme + hp).toArray(String[]::new))
+                .connectTimeout(connectTimeout)
+                .keepaliveTime(keepaliveTime)
+                .keepaliveTimeout(keepaliveTimeout);
+        if (user != null) {
+            b.user(ByteSequence.from(user, StandardCharsets.UTF_8));
+            b.password(ByteSequence.from(password == null ? "" : password, StandardCharsets.UTF_8));
+        }
+        if (tls) {
+            try {
+                b.sslContext(ssl -> {
+                    if (tlsCa != null) {
+                        ssl.trustManager(new File(tlsCa));
+                    }
+                    if (tlsCert != null) {
+                        ssl.keyManager(new File(tlsCert), new File(tlsKey));
+                    }
+                });
+            } catch (SSLException | RuntimeException e) {
+                throw new IllegalArgumentException("could not set up TLS for " + description() + " (tlsCa=" + tlsCa
+                        + ", tlsCert=" + tlsCert + "): " + e.getMessage(), e);
+            }
+        }
+        return b.build();
+    }
+
+    private static String checkHostPort(String hp, String uri) {
+        int colon = hp.lastIndexOf(':');
+        String host = colon <= 0 ? "" : hp.substring(0, colon);
+        String port = colon < 0 ? "" : hp.substring(colon + 1);
+        boolean ok = !host.isEmpty() && !port.isEmpty() && port.chars().allMatch(Character::isDigit) && port.length() <= 5
+                && Integer.parseInt(port) >= 1 && Integer.parseInt(port) <= 65535 && !host.contains("/");
+        if (!ok) {
+            throw new IllegalArgumentException("every etcd endpoint must be host:port with a port from 1 to 65535, "
+                    + "as in etcd://127.0.0.1:2379,127.0.0.1:22379; found '" + hp + "' in '"
+                    + io.latchkey.spi.Redaction.redact(uri) + "'");
+        }
+        return hp;
+    }
+
+    private static Duration positive(String key, String v) {
+        Duration d = EtcdSettings.parseDuration(key, v);
+        if (d.isNegative() || d.isZero() || d.compareTo(Duration.ofMinutes(10)) > 0) {
+            throw new IllegalArgumentException(key + " must be positive and at most 10 minutes, was '" + v + "'");
+        }
+        return d;
+    }
+
+    private static boolean parseBoolean(String key, String v) {
+        if (v.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (v.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new IllegalArgumentException("setting " + key + " must be true or false, was '" + v + "'");
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+    }
+
+    private static String stripSlashes(String s) {
+        String t = s;
+        while (t.endsWith("/")) {
+            t = t.substring(0, t.length() - 1);
+        }
+        return t;
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdConnection[" + description() + "]";
+    }
+}

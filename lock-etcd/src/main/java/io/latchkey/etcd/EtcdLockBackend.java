@@ -1,0 +1,400 @@
+package io.latchkey.etcd;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.Capability;
+import io.latchkey.LockInfo;
+import io.latchkey.LockLoss;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantLossSink;
+import io.latchkey.spi.LockBackend;
+import io.latchkey.spi.RenewResult;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The etcd v3 backend ({@code etcd://host:port[,host:port...][/namespace]}), on jetcd.
+ *
+ * <p>Protocol: one lease per client, granted once and kept alive; a contender key
+ * {@code <namespace>/<hex name>/<lease id>} created by a transaction only if absent; the lowest create revision
+ * holds the lock and is the fencing token; waiters watch only their predecessor's key, from the current
+ * revision. See the module README for the details and the decisions.
+ *
+ * <pre>{@code
+ * LockClient locks = Latchkey.connect("etcd://10.0.0.1:2379,10.0.0.2:2379", Map.of("leaseTtl", "10s"));
+ * // or on a jetcd Client the application already has (never closed by Latchkey):
+ * LockClient locks = Latchkey.client(EtcdLockBackend.builder(client).namespace("billing/locks").build());
+ * }</pre>
+ *
+ * <p>Capabilities: {@link Capability#FAIR} (FIFO by create revision), {@link Capability#NATIVE_WAIT} (watch),
+ * {@link Capability#SESSION_BOUND} (the lease: its loss is reported as {@code SESSION_LOST}),
+ * {@link Capability#SERVER_CLOCK} (keys expire by the server's lease clock) and {@link Capability#LISTING}.
+ *
+ * <p>Thread-safe. Concurrency design: the backend holds no per-lock state; each grant carries its key and
+ * revision ({@link HeldKey}). The lease is owned by {@link LeaseKeeper} (its own timer thread), leftover keys
+ * by {@link Orphans}, and the acquire protocol lives in {@link Contention}.
+ */
+public final class EtcdLockBackend implements LockBackend {
+    private static final Logger log = LoggerFactory.getLogger(EtcdLockBackend.class);
+    private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.FAIR, Capability.NATIVE_WAIT,
+            Capability.SESSION_BOUND, Capability.SERVER_CLOCK, Capability.LISTING);
+    private static final GetOption LOWEST = GetOption.builder().isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
+    private static final GetOption KEY_ONLY = GetOption.builder().withKeysOnly(true).build();
+
+    private final Client client;
+    private final boolean ownsClient;
+    private final EtcdSettings settings;
+    private final String description;
+    private final KV kv;
+    private final LockKeys keys;
+    private final EtcdCalls calls;
+    private final LeaseKeeper keeper;
+    private final Orphans orphans;
+    private final Contention contention;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private EtcdLockBackend(Client client, boolean ownsClient, EtcdSettings settings, String description) {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.settings = settings;
+        this.description = description;
+        this.kv = client.getKVClient();
+        this.keys = new LockKeys(settings.namespace());
+        this.calls = new EtcdCalls(description, settings.requestTimeout());
+        this.orphans = new Orphans(kv, calls);
+        this.keeper = new LeaseKeeper(client.getLeaseClient(), settings.leaseTtlSeconds(), calls,
+                dead -> orphans.forgetLease(dead.id));
+        this.contention = new Contention(kv, client.getWatchClient(), keys, keeper, orphans, calls, settings.waitRecheck());
+        grantLeaseNow();
+    }
+
+    /**
+     * Grants the client's lease while the backend is built (waiting up to the request timeout), so that the
+     * first acquisition is queued at once. A cluster that cannot be reached is not an error yet: the lease is
+     * granted at first use then.
+     */
+    private void grantLeaseNow() {
+        keeper.prefetch();
+        try {
+            keeper.session();
+        } catch (RuntimeException e) {
+            log.warn("Could not grant the lease of {} yet ({}); it will be granted at first use", description, e.getMessage());
+        }
+    }
+
+    /**
+     * Connects to {@code etcd://[user[:password]@]host:port[,host:port...][/namespace]}. Settings:
+     * {@code namespace}, {@code leaseTtl}, {@code requestTimeout}, {@code waitRecheck}, {@code connectTimeout}, {@code keepaliveTime}, {@code keepaliveTimeout},
+     * {@code user}, {@code password}, {@code tls}, {@code tlsCa}, {@code tlsCert}, {@code tlsKey}. The backend owns
+     * the jetcd client it creates and closes it.
+     */
+    public static EtcdLockBackend connect(String uri, Map<String, String> settings) {
+        Objects.requireNonNull(settings, "settings");
+        EtcdConnection c = EtcdConnection.parse(uri, settings);
+        return new EtcdLockBackend(c.newClient(), true, c.settings(), c.description());
+    }
+
+    /** As {@link #connect(String, Map)} without settings. */
+    public static EtcdLockBackend connect(String uri) {
+        return connect(uri, Map.of());
+    }
+
+    /** A backend on a jetcd client the application owns; {@link #close()} never closes that client. */
+    public static Builder builder(Client client) {
+        if (client == null) {
+            throw new IllegalArgumentException("client must not be null: pass the application's io.etcd.jetcd.Client");
+        }
+        return new Builder(client);
+    }
+
+    /** The id of this client's current etcd lease, if one has been granted (for operators and tests). */
+    public OptionalLong leaseId() {
+        return keeper.currentLeaseId();
+    }
+
+    /** The settings in force. */
+    public EtcdSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public String description() {
+        return description;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public void bind(GrantLossSink sink) {
+        keeper.bind(sink);
+    }
+
+    @Override
+    public AcquireResult tryAcquire(AcquireRequest request) {
+        checkOpen(request.name());
+        try {
+            return contention.acquire(request, 0);
+        } catch (InterruptedException e) {
+            throw new AssertionError("a single attempt never waits", e);
+        }
+    }
+
+    @Override
+    public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+        checkOpen(request.name());
+        return contention.acquire(request, maxWait.isNegative() ? 0 : Math.max(1, saturatedNanos(maxWait)));
+    }
+
+    @Override
+    public RenewResult renew(Grant grant, Duration lease) {
+        HeldKey h = held(grant);
+        long start = System.nanoTime();
+        if (h.session() != null && !h.session().alive()) {
+            return RenewResult.notHeld(LockLoss.Reason.SESSION_LOST);
+        }
+        checkOpen(grant.name());
+        GetResponse r = calls.await(kv.get(h.key(), KEY_ONLY), "renewing", grant.name());
+        boolean held = !r.getKvs().isEmpty() && r.getKvs().get(0).getCreateRevision() == h.revision();
+        if (held && (h.session() == null || h.session().alive())) {
+            // the key lives as long as the lease, which the keeper keeps alive (or reports lost before it ends)
+            return RenewResult.renewed(Contention.validUntil(start, lease));
+        }
+        if (h.session() != null) {
+            h.session().grants.remove(h);
+            if (!h.session().alive()) {
+                return RenewResult.notHeld(LockLoss.Reason.SESSION_LOST);
+            }
+        }
+        return RenewResult.notHeld();
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        HeldKey h = held(grant);
+        if (h.session() != null) {
+            h.session().grants.remove(h);
+        }
+        if (closed.get()) {
+            return false; // the lease was revoked on close: the key is gone
+        }
+        try {
+            return calls.await(kv.txn()
+                    .If(new Cmp(h.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(h.revision())))
+                    .Then(Op.delete(h.key(), DeleteOption.DEFAULT))
+                    .commit(), "releasing", grant.name()).isSucceeded();
+        } catch (BackendUnavailableException e) {
+            // the lease is kept alive, so an undeleted key would hold the lock forever: keep trying in background
+            if (h.session() != null && h.session().alive()) {
+                orphans.add(new Orphans.Orphan(h.name(), h.key(), h.revision(), h.owner(), h.session().id));
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        checkOpen(name);
+        GetResponse r = calls.await(kv.get(keys.namePrefix(name), LOWEST), "inspecting", name);
+        if (r.getKvs().isEmpty()) {
+            return Optional.empty();
+        }
+        KeyValue holder = r.getKvs().get(0);
+        Optional<Instant> expires = Optional.empty();
+        try {
+            LeaseTimeToLiveResponse ttl = calls.await(client.getLeaseClient().timeToLive(holder.getLease(), LeaseOption.DEFAULT),
+                    "reading the holder's lease", name);
+            if (ttl.getTTL() > 0) {
+                expires = Optional.of(Instant.now().plusSeconds(ttl.getTTL()));
+            }
+        } catch (BackendUnavailableException e) {
+            log.debug("could not read the lease of the holder of '{}' on {}", name, description, e);
+        }
+        return Optional.of(new LockInfo(name, holder.getValue().toString(StandardCharsets.UTF_8),
+                holder.getCreateRevision(), Optional.empty(), expires));
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix) {
+        checkOpen(null);
+        ByteSequence range = prefix.isEmpty() ? keys.all() : keys.namesStartingWith(prefix);
+        GetResponse r = calls.await(kv.get(range, GetOption.builder().isPrefix(true).build()), "listing locks", null);
+        Map<String, KeyValue> holders = new HashMap<>();
+        for (KeyValue kvp : r.getKvs()) {
+            String name = keys.nameOf(kvp.getKey());
+            if (name == null || !name.startsWith(prefix)) {
+                continue;
+            }
+            holders.merge(name, kvp, (a, b) -> a.getCreateRevision() <= b.getCreateRevision() ? a : b);
+        }
+        List<LockInfo> out = new ArrayList<>();
+        holders.forEach((name, kvp) -> out.add(new LockInfo(name, kvp.getValue().toString(StandardCharsets.UTF_8),
+                kvp.getCreateRevision(), Optional.empty(), Optional.empty())));
+        out.sort(Comparator.comparing(LockInfo::name));
+        return out;
+    }
+
+    @Override
+    public boolean forceRelease(String name) {
+        checkOpen(name);
+        GetResponse r = calls.await(kv.get(keys.namePrefix(name), LOWEST), "force-releasing", name);
+        if (r.getKvs().isEmpty()) {
+            return false;
+        }
+        KeyValue holder = r.getKvs().get(0);
+        boolean deleted = calls.await(kv.txn()
+                .If(new Cmp(holder.getKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(holder.getCreateRevision())))
+                .Then(Op.delete(holder.getKey(), DeleteOption.DEFAULT))
+                .commit(), "force-releasing", name).isSucceeded();
+        if (deleted) {
+            log.info("Lock '{}' (token {}, owner {}) on {} was force-released", name, holder.getCreateRevision(),
+                    holder.getValue().toString(StandardCharsets.UTF_8), description);
+        }
+        return deleted;
+    }
+
+    /** Closes the backend: revokes its lease (every key on it goes at once) and closes the client if it owns it. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        orphans.close();
+        keeper.close(true);
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    /**
+     * Test hook: stops as a crashed process would, without revoking the lease, so its keys stay until the lease
+     * expires on the server.
+     */
+    void crash() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        orphans.close();
+        keeper.close(false);
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    private void checkOpen(String name) {
+        if (closed.get()) {
+            throw new IllegalStateException("etcd backend " + description + " is closed"
+                    + (name == null ? "" : "; cannot use lock '" + name + "'"));
+        }
+    }
+
+    private HeldKey held(Grant grant) {
+        if (!(grant.state() instanceof HeldKey h)) {
+            throw new IllegalArgumentException("grant for lock '" + grant.name() + "' was not made by an etcd backend: "
+                    + grant);
+        }
+        return h;
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdLockBackend[" + description + ", " + settings + "]";
+    }
+
+    /** Builds a backend on an application's jetcd {@link Client}; not thread-safe. */
+    public static final class Builder {
+        private final Client client;
+        private EtcdSettings.Builder settings = EtcdSettings.builder();
+        private String description;
+
+        private Builder(Client client) {
+            this.client = client;
+        }
+
+        /** All settings at once (replaces earlier calls of the single setters). */
+        public Builder settings(EtcdSettings settings) {
+            if (settings == null) {
+                throw new IllegalArgumentException("settings must not be null; use EtcdSettings.defaults()");
+            }
+            this.settings = settings.toBuilder();
+            return this;
+        }
+
+        /** See {@link EtcdSettings.Builder#namespace(String)}. */
+        public Builder namespace(String namespace) {
+            settings.namespace(namespace);
+            return this;
+        }
+
+        /** See {@link EtcdSettings.Builder#leaseTtl(Duration)}. */
+        public Builder leaseTtl(Duration ttl) {
+            settings.leaseTtl(ttl);
+            return this;
+        }
+
+        /** See {@link EtcdSettings.Builder#requestTimeout(Duration)}. */
+        public Builder requestTimeout(Duration timeout) {
+            settings.requestTimeout(timeout);
+            return this;
+        }
+
+        /** See {@link EtcdSettings.Builder#waitRecheck(Duration)}. */
+        public Builder waitRecheck(Duration interval) {
+            settings.waitRecheck(interval);
+            return this;
+        }
+
+        /** How the backend names itself in messages (default {@code etcd (application client)/<namespace>}). */
+        public Builder description(String description) {
+            if (description == null || description.isBlank()) {
+                throw new IllegalArgumentException("description must be a non-blank text such as 'etcd prod cluster'");
+            }
+            this.description = io.latchkey.spi.Redaction.redact(description);
+            return this;
+        }
+
+        public EtcdLockBackend build() {
+            EtcdSettings s = settings.build();
+            String d = description != null ? description : "etcd (application client)/" + s.namespace();
+            return new EtcdLockBackend(client, false, s, d);
+        }
+    }
+}

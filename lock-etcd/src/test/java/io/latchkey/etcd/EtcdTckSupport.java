@@ -1,0 +1,54 @@
+package io.latchkey.etcd;
+
+import io.etcd.jetcd.Client;
+import io.latchkey.etcd.fixtures.EtcdCluster;
+import io.latchkey.spi.LockBackend;
+import io.latchkey.tck.TckFaults;
+import io.latchkey.tck.TckSettings;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** What the TCK classes share: backend settings for a 2 s lease, and the fault hooks on a fixture's cluster. */
+final class EtcdTckSupport {
+    /** etcd 3.4's smallest lease with default raft timing (1.5 election timeouts, rounded up). */
+    static final Duration TTL = Duration.ofSeconds(2);
+
+    private EtcdTckSupport() {
+    }
+
+    static LockBackend newBackend(EtcdCluster cluster) {
+        return EtcdLockBackend.connect(cluster.uri(), Map.of("leaseTtl", TTL.toSeconds() + "s", "requestTimeout", "3s",
+                "waitRecheck", "1s"));
+    }
+
+    static TckSettings settings() {
+        return TckSettings.defaults().toBuilder().shortLease(TTL).build();
+    }
+
+    static TckFaults faults(EtcdCluster cluster) {
+        return new TckFaults() {
+            @Override
+            public AutoCloseable outage() {
+                cluster.control().pause();
+                return () -> cluster.control().resume();
+            }
+
+            @Override
+            public void killSession(LockBackend backend) {
+                long lease = ((EtcdLockBackend) backend).leaseId()
+                        .orElseThrow(() -> new IllegalStateException("the backend has no lease yet: " + backend));
+                try (Client admin = cluster.newClient()) {
+                    admin.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException("could not revoke lease " + Long.toHexString(lease) + ": " + e, e);
+                }
+            }
+
+            @Override
+            public void crash(LockBackend backend) {
+                ((EtcdLockBackend) backend).crash(); // no revoke: its keys stay until the lease expires
+            }
+        };
+    }
+}
