@@ -1,0 +1,73 @@
+package io.latchkey.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code latchkey verify} runs the TCK against the URI's backend and prints one line per rule: on
+ * {@code mem:} (which passes), on a provider that is only on {@code --classpath}, and on a flawed provider
+ * whose failure must be printed with its reason.
+ */
+class VerifyIT {
+    private static final Path TEST_CLASSES = Paths.get(System.getProperty("latchkey.testClasses", "target/test-classes")).toAbsolutePath();
+
+    @TempDir
+    static Path temp;
+    static LatchkeyJar cli;
+
+    @BeforeAll
+    static void start() {
+        cli = new LatchkeyJar(temp);
+    }
+
+    @AfterAll
+    static void stop() {
+        cli.close();
+    }
+
+    @Test
+    void memPassesEveryRuleItCanRunAndSaysWhyTheOthersAreSkipped() {
+        LatchkeyJar.Result r = cli.run("verify", "--backend", "mem:");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        List<String> rules = r.stdout().lines().filter(l -> l.matches("^(passed|FAILED|skipped) .*")).toList();
+        assertThat(rules).as(r.toString()).hasSizeGreaterThan(25);
+        assertThat(rules).as(r.toString()).noneMatch(l -> l.startsWith("FAILED"));
+        assertThat(r.stdout()).contains("passed   §4.1 exclusion: 16 threads")
+                .contains("passed   §4.2 fencing")
+                .containsPattern("skipped  .* -- this backend's TCK supplies no outage\\(\\) fault hook")
+                .containsPattern("skipped  SESSION_BOUND.* -- backend does not claim SESSION_BOUND")
+                .containsPattern("\\d+ passed, 0 failed, \\d+ skipped in ");
+    }
+
+    @Test
+    void aProviderOnTheGivenClassPathIsVerified() {
+        LatchkeyJar.Result r = cli.run("verify", "--backend", "testmem:x", "--classpath", TEST_CLASSES.toString(),
+                "--group", "fencing,inspection");
+        assertThat(r.exit()).as(r.toString()).isZero();
+        assertThat(r.stdout()).contains("passed   §4.2 fencing: tokens strictly increase")
+                .contains("passed   inspect: shows the holder's owner").doesNotContain("§4.1");
+    }
+
+    @Test
+    void aFlawedProviderFailsWithTheReason() {
+        LatchkeyJar.Result r = cli.run("verify", "--backend", "blindmem:x", "--classpath", TEST_CLASSES.toString(),
+                "--group", "inspection");
+        assertThat(r.exit()).as(r.toString()).isEqualTo(ExitCodes.NEGATIVE);
+        assertThat(r.stdout()).as(r.toString()).containsPattern("FAILED   inspect: shows the holder's owner, token and a future expiry.* -- .+")
+                .containsPattern("\\d+ passed, [1-9]\\d* failed");
+    }
+
+    @Test
+    void withoutTheClassPathTheSchemeIsUnknown() {
+        LatchkeyJar.Result r = cli.run("verify", "--backend", "testmem:x");
+        assertThat(r.exit()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.stderr()).contains("unknown scheme 'testmem:'");
+    }
+}
