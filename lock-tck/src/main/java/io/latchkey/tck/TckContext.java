@@ -28,6 +28,7 @@ public final class TckContext implements AutoCloseable {
     private final LockHistory history = new LockHistory();
     private final List<AutoCloseable> opened = new ArrayList<>();
     private final IdentityHashMap<LockClient, CrashableBackend> backends = new IdentityHashMap<>();
+    private final java.util.concurrent.locks.ReentrantLock openedLock = new java.util.concurrent.locks.ReentrantLock();
     private Set<Capability> capabilities;
 
     TckContext(Supplier<LockBackend> factory, TckSettings settings, TckFaults faults, String testName) {
@@ -41,9 +42,12 @@ public final class TckContext implements AutoCloseable {
     public LockClient newClient() {
         CrashableBackend backend = new CrashableBackend(createBackend());
         LockClient client = Latchkey.client(backend, "tck");
-        synchronized (opened) {
+        openedLock.lock();
+        try {
             opened.add(client);
             backends.put(client, backend);
+        } finally {
+            openedLock.unlock();
         }
         return client;
     }
@@ -51,8 +55,11 @@ public final class TckContext implements AutoCloseable {
     /** A new raw backend, for rules stated at the SPI level; closed at the end of the test. */
     public LockBackend newBackend() {
         LockBackend backend = createBackend();
-        synchronized (opened) {
+        openedLock.lock();
+        try {
             opened.add(backend);
+        } finally {
+            openedLock.unlock();
         }
         return backend;
     }
@@ -71,8 +78,11 @@ public final class TckContext implements AutoCloseable {
     /** Crashes a client made by {@link #newClient()}: it stops talking to the store without releasing anything. */
     public void crash(LockClient client) {
         CrashableBackend backend;
-        synchronized (opened) {
+        openedLock.lock();
+        try {
             backend = backends.get(client);
+        } finally {
+            openedLock.unlock();
         }
         if (backend == null) {
             throw new IllegalArgumentException("not a client of this test: " + client);
@@ -110,10 +120,13 @@ public final class TckContext implements AutoCloseable {
     @Override
     public void close() {
         List<AutoCloseable> all;
-        synchronized (opened) {
+        openedLock.lock();
+        try {
             all = new ArrayList<>(opened);
             opened.clear();
             backends.clear();
+        } finally {
+            openedLock.unlock();
         }
         for (AutoCloseable c : all) {
             try {
