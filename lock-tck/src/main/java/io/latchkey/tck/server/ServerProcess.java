@@ -248,8 +248,24 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
                 return;
             }
             Process running = requireRunning("pause");
-            List<ProcessHandle> tree = ProcessTree.snapshot(running.toHandle());
-            ProcessTree.signal("STOP", tree);
+            // A server may fork while it is being stopped (PostgreSQL starts a backend per connection): a
+            // child forked after the snapshot would escape and keep serving. Stop what is there, look again,
+            // and repeat until a look finds no process that is not stopped yet.
+            List<ProcessHandle> tree = new java.util.ArrayList<>();
+            java.util.Set<Long> stopped = new java.util.HashSet<>();
+            for (int round = 0; round < 20; round++) {
+                List<ProcessHandle> fresh = new java.util.ArrayList<>();
+                for (ProcessHandle p : ProcessTree.snapshot(running.toHandle())) {
+                    if (stopped.add(p.pid())) {
+                        fresh.add(p);
+                    }
+                }
+                if (fresh.isEmpty()) {
+                    break;
+                }
+                ProcessTree.signal("STOP", fresh);
+                tree.addAll(fresh);
+            }
             if (!ProcessTree.awaitStopped(tree, SIGNAL_SETTLE_TIMEOUT)) {
                 LOG.warn("{}: not every process of {} reported 'stopped' after SIGSTOP", name,
                         ProcessTree.describe(tree));

@@ -126,6 +126,28 @@ class ServerProcessTest {
     }
 
     @Test
+    void pauseFreezesChildrenForkedWhileStopping() {
+        // a server that forks all the time (as PostgreSQL forks a backend per connection): a child forked
+        // between the look at the process tree and the parent's SIGSTOP must not escape the freeze
+        int port = FreePorts.find();
+        ServerProcess server = track(httpServer(port)
+                .command("sh", "-c", "(while :; do sleep 2 & sleep 0.005; done) & exec " + TestServers.PYTHON
+                        + " -m http.server " + port + " --bind 127.0.0.1")
+                .build());
+        server.start();
+        await().atMost(RECOVERY).until(() -> server.processTree().size() > 10);
+        for (int i = 0; i < 5; i++) {
+            server.pause();
+            List<ProcessHandle> frozen = server.processTree();
+            await().during(java.time.Duration.ofMillis(300)).atMost(java.time.Duration.ofSeconds(2)).until(() -> {
+                List<ProcessHandle> now = server.processTree();
+                return now.size() == frozen.size() && now.stream().allMatch(p -> ProcessTree.state(p.pid()) == 'T');
+            });
+            server.resume();
+        }
+    }
+
+    @Test
     void pauseFreezesTheRealServerBehindAShellWrapper() {
         int port = FreePorts.find();
         // no exec, and a command after it: sh stays as the parent and python runs as its child
