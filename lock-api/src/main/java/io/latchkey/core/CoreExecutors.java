@@ -2,7 +2,6 @@ package io.latchkey.core;
 
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -12,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /*
  * The threads of one client. No thread is created per lock or per acquisition:
  * - `scheduler`: one thread that only fires timers (renewal due, validity about to run out); never I/O.
+ *   A DeadlineTimer, which does not wake its thread for every lock taken and released.
  * - `workers`: a small bounded pool (at most RENEWAL_THREADS) for renewals and best-effort releases.
  *   Renewals are short store calls, so a thousand locks due at the same moment
  *   queue here instead of creating a thousand threads; the loss deadline of each grant is armed on the
@@ -24,14 +24,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class CoreExecutors {
     static final int RENEWAL_THREADS = 4;
 
-    final ScheduledThreadPoolExecutor scheduler;
+    final DeadlineTimer scheduler;
     final ThreadPoolExecutor workers;
     final ExecutorService async;
 
     CoreExecutors() {
-        scheduler = new ScheduledThreadPoolExecutor(1, daemon("latchkey-watchdog"));
-        scheduler.setRemoveOnCancelPolicy(true);
-        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        scheduler = new DeadlineTimer(daemon("latchkey-watchdog"));
         workers = new ThreadPoolExecutor(RENEWAL_THREADS, RENEWAL_THREADS, 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), daemon("latchkey-renewal"));
         workers.allowCoreThreadTimeOut(true);
@@ -40,7 +38,7 @@ final class CoreExecutors {
     }
 
     void shutdown() {
-        scheduler.shutdownNow();
+        scheduler.shutdown();
         workers.shutdown();
         async.shutdownNow();
     }

@@ -13,7 +13,6 @@ import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -75,7 +74,7 @@ final class HeldLock {
     private volatile CompletableFuture<LockLoss> lostFuture;
 
     // guarded by stateLock
-    private ScheduledFuture<?> timer;
+    private DeadlineTimer.Timeout timer;
     private boolean renewalInFlight;
     private long nextRenewNanos;
     private Throwable lastRenewalFailure;
@@ -338,7 +337,7 @@ final class HeldLock {
         }
         long delay = Math.max(0, next - time.nanoTime());
         try {
-            timer = client.executors.scheduler.schedule(this::onTimer, delay, TimeUnit.NANOSECONDS);
+            timer = client.executors.scheduler.schedule(this::onTimer, delay);
         } catch (RejectedExecutionException closing) {
             timer = null; // the client is closing and will end this grant itself
         }
@@ -350,9 +349,9 @@ final class HeldLock {
     }
 
     private void cancelTimer() {
-        ScheduledFuture<?> t = timer;
+        DeadlineTimer.Timeout t = timer;
         if (t != null) {
-            t.cancel(false);
+            t.cancel();
             timer = null;
         }
     }

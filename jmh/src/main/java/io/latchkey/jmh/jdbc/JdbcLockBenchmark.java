@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -34,9 +35,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * the same HikariCP pool, in the same run, for each dialect and mode:
  * <ul>
  *   <li>{@code uncontended_*}: each thread acquires and releases its own lock (1 and 8 threads);</li>
- *   <li>{@code latchkey_handoff_8threads}: 8 threads on one name; throughput of completed acquire + release
+ *   <li>{@code *_handoff_8threads}: 8 threads on one name; throughput of completed acquire + release
  *       cycles. Latchkey waits natively (LISTEN/NOTIFY or a blocking database lock) or backs off (1–20 ms).
- *       There is no raw baseline for hand-off yet.</li>
+ *       The raw baseline sends the same statements with the obvious waiting of each mode: in lease mode it
+ *       retries with the same 1–20 ms jittered exponential backoff; in session mode the acquire statement
+ *       waits in the database (pg_advisory_lock, GET_LOCK with a timeout, H2's lock timeout).</li>
  * </ul>
  * Throughput in operations (acquire + release cycles) per millisecond.
  *
@@ -152,6 +155,37 @@ public class JdbcLockBenchmark {
     public long latchkey_handoff_8threads() throws InterruptedException {
         try (LockHandle h = client.lock(shared, waiting).acquire(Duration.ofSeconds(60))) {
             return h.fencingToken();
+        }
+    }
+
+    /** A raw contender's distinct owner value per attempt. */
+    @State(Scope.Thread)
+    public static class Contender {
+        final String owner = "raw-contender-" + NAMES.incrementAndGet();
+        long attempt;
+    }
+
+    @Benchmark
+    @Threads(8)
+    public long raw_handoff_8threads(Contender me) throws SQLException, InterruptedException {
+        String owner = me.owner + ":" + me.attempt++;
+        if (JdbcMode.valueOf(mode) == JdbcMode.SESSION) {
+            try (Connection c = db.pool.getConnection()) {
+                return raw.sessionHandoff(c, shared, owner);
+            }
+        }
+        long backoffNanos = TimeUnit.MILLISECONDS.toNanos(1);
+        for (;;) {
+            try (Connection c = db.pool.getConnection()) {
+                long token = raw.tryLease(c, shared, owner);
+                if (token > 0) {
+                    raw.releaseLease(c, shared, owner, token);
+                    return token;
+                }
+            }
+            long half = backoffNanos / 2;
+            TimeUnit.NANOSECONDS.sleep(half + ThreadLocalRandom.current().nextLong(half + 1));
+            backoffNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(20), backoffNanos * 2);
         }
     }
 }

@@ -21,6 +21,7 @@ final class RawSql {
     private final JdbcMode mode;
     private final String acquire;
     private final String release;
+    private final String waitingAcquire;
     private final String table;
 
     RawSql(Dialect dialect, JdbcMode mode, String table) {
@@ -40,6 +41,7 @@ final class RawSql {
                             + " SELECT true, token, NULL, NULL FROM up UNION ALL SELECT false, token, owner,"
                             + " CAST(EXTRACT(EPOCH FROM (expires_at - now())) * 1000000 AS BIGINT) FROM " + table
                             + " WHERE ns = ? AND name = ? AND NOT EXISTS (SELECT 1 FROM up)";
+                    waitingAcquire = null;
                     release = "WITH r AS (UPDATE " + table + " SET owner = NULL, expires_at = NULL WHERE ns = ? AND name = ?"
                             + " AND owner = ? AND token = ? AND expires_at > now() RETURNING ns, name)"
                             + " SELECT count(*) FROM r, LATERAL (SELECT pg_notify(?, r.ns || '/' || r.name)) n";
@@ -54,6 +56,7 @@ final class RawSql {
                             + " released_by = IF(" + free + ", NULL, released_by),"
                             + " owner = IF(" + free + ", VALUES(owner), owner),"
                             + " expires_at = IF(" + free + " OR owner = VALUES(owner), VALUES(expires_at), expires_at)";
+                    waitingAcquire = null;
                     release = "UPDATE " + table + " SET owner = NULL, expires_at = NULL WHERE ns = ? AND name = ? AND owner = ?"
                             + " AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
                 }
@@ -67,6 +70,7 @@ final class RawSql {
                             + " owner = v.owner, expires_at = DATEADD(MICROSECOND, v.micros, CURRENT_TIMESTAMP), released_by = NULL"
                             + " WHEN NOT MATCHED THEN INSERT (ns, name, owner, token, acquired_at, expires_at)"
                             + " VALUES (v.ns, v.name, v.owner, 1, CURRENT_TIMESTAMP, DATEADD(MICROSECOND, v.micros, CURRENT_TIMESTAMP)))";
+                    waitingAcquire = null;
                     release = "UPDATE " + table + " SET owner = NULL, expires_at = NULL WHERE ns = ? AND name = ? AND owner = ?"
                             + " AND token = ? AND expires_at > CURRENT_TIMESTAMP";
                 }
@@ -80,6 +84,11 @@ final class RawSql {
                             + " token = l.token + 1, acquired_at = EXCLUDED.acquired_at, holder_session = EXCLUDED.holder_session,"
                             + " released_by = NULL RETURNING token";
                     release = "SELECT pg_advisory_unlock(?)";
+                    waitingAcquire = "WITH w AS (SELECT pg_advisory_lock(?)) INSERT INTO " + table + " AS l (ns, name, owner, token,"
+                            + " acquired_at, holder_session) SELECT CAST(? AS VARCHAR(64)), CAST(? AS TEXT), CAST(? AS TEXT), 1, now(),"
+                            + " pg_backend_pid() FROM w ON CONFLICT (ns, name) DO UPDATE SET owner = EXCLUDED.owner,"
+                            + " token = l.token + 1, acquired_at = EXCLUDED.acquired_at, holder_session = EXCLUDED.holder_session,"
+                            + " released_by = NULL RETURNING token";
                 }
                 case MARIADB -> {
                     acquire = "INSERT INTO " + table + " (ns, name, owner, token, acquired_at, holder_session, released_by)"
@@ -87,12 +96,14 @@ final class RawSql {
                             + " ON DUPLICATE KEY UPDATE token = LAST_INSERT_ID(token + 1), owner = VALUES(owner),"
                             + " acquired_at = VALUES(acquired_at), holder_session = VALUES(holder_session), released_by = NULL";
                     release = "SELECT RELEASE_LOCK(?)";
+                    waitingAcquire = acquire.replace("GET_LOCK(?, 0)", "GET_LOCK(?, 60)");
                 }
                 default -> {
                     acquire = "SELECT token FROM FINAL TABLE (UPDATE " + table + " SET owner = ?, token = NEXT VALUE FOR " + table
                             + "_token_seq, acquired_at = CURRENT_TIMESTAMP, holder_session = SESSION_ID(), released_by = NULL"
                             + " WHERE ns = ? AND name = ?)";
                     release = null; // ROLLBACK
+                    waitingAcquire = acquire; // with a lock timeout
                 }
             }
         }
@@ -104,7 +115,13 @@ final class RawSql {
     }
 
     private long leaseCycle(Connection c, String name, String owner) throws SQLException {
-        long token;
+        long token = tryLease(c, name, owner);
+        releaseLease(c, name, owner, token);
+        return token;
+    }
+
+    /** Lease mode's acquire statement: the token, or -1 when another owner holds the lock. */
+    long tryLease(Connection c, String name, String owner) throws SQLException {
         if (dialect == Dialect.MARIADB) {
             try (PreparedStatement ps = c.prepareStatement(acquire, Statement.RETURN_GENERATED_KEYS)) {
                 ps.setBytes(1, new byte[0]);
@@ -113,25 +130,40 @@ final class RawSql {
                 ps.setLong(4, 30_000_000L);
                 ps.executeUpdate();
                 try (ResultSet k = ps.getGeneratedKeys()) {
-                    token = k.next() ? k.getLong(1) : 0;
-                }
-            }
-        } else {
-            try (PreparedStatement ps = c.prepareStatement(acquire)) {
-                ps.setString(1, "");
-                ps.setString(2, name);
-                ps.setString(3, owner);
-                ps.setLong(4, 30_000_000L);
-                if (dialect == Dialect.POSTGRESQL) {
-                    ps.setString(5, "");
-                    ps.setString(6, name);
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    token = dialect == Dialect.POSTGRESQL ? rs.getLong(2) : rs.getLong(1);
+                    long token = k.next() ? k.getLong(1) : 0;
+                    return token > 0 ? token : -1;
                 }
             }
         }
+        try (PreparedStatement ps = c.prepareStatement(acquire)) {
+            ps.setString(1, "");
+            ps.setString(2, name);
+            ps.setString(3, owner);
+            ps.setLong(4, 30_000_000L);
+            if (dialect == Dialect.POSTGRESQL) {
+                ps.setString(5, "");
+                ps.setString(6, name);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return -1;
+                }
+                if (dialect == Dialect.POSTGRESQL) {
+                    return rs.getBoolean(1) ? rs.getLong(2) : -1;
+                }
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            if (dialect == Dialect.H2 && (e.getErrorCode() == 50200 || e.getErrorCode() == 90131
+                    || (e.getSQLState() != null && e.getSQLState().startsWith("23")))) {
+                return -1; // a concurrent MERGE on the same row won (Latchkey treats it the same way)
+            }
+            throw e;
+        }
+    }
+
+    /** Lease mode's release statement. */
+    void releaseLease(Connection c, String name, String owner, long token) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(release)) {
             if (dialect == Dialect.MARIADB) {
                 ps.setBytes(1, new byte[0]);
@@ -148,6 +180,69 @@ final class RawSql {
             } else {
                 ps.executeUpdate();
             }
+        }
+    }
+
+    /**
+     * Session mode, waiting in the database as Latchkey does: PostgreSQL's pg_advisory_lock in the acquire
+     * statement, MariaDB's GET_LOCK with a timeout, H2's row lock with a lock timeout; then the release.
+     */
+    long sessionHandoff(Connection c, String name, String owner) throws SQLException {
+        long token;
+        switch (dialect) {
+            case POSTGRESQL -> {
+                long key = key(name);
+                try (PreparedStatement ps = c.prepareStatement(waitingAcquire)) {
+                    ps.setLong(1, key);
+                    ps.setString(2, "");
+                    ps.setString(3, name);
+                    ps.setString(4, owner);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        token = rs.next() ? rs.getLong(1) : -1;
+                    }
+                }
+                try (PreparedStatement ps = c.prepareStatement(release)) {
+                    ps.setLong(1, key);
+                    ps.executeQuery().close();
+                }
+            }
+            case MARIADB -> {
+                String lockName = "raw_" + Long.toHexString(key(name));
+                try (PreparedStatement ps = c.prepareStatement(waitingAcquire, Statement.RETURN_GENERATED_KEYS)) {
+                    ps.setBytes(1, new byte[0]);
+                    ps.setBytes(2, name.getBytes(StandardCharsets.UTF_8));
+                    ps.setString(3, owner);
+                    ps.setString(4, lockName);
+                    ps.executeUpdate();
+                    try (ResultSet k = ps.getGeneratedKeys()) {
+                        token = k.next() ? k.getLong(1) : -1;
+                    }
+                }
+                try (PreparedStatement ps = c.prepareStatement(release)) {
+                    ps.setString(1, lockName);
+                    ps.executeQuery().close();
+                }
+            }
+            default -> {
+                try (Statement st = c.createStatement()) {
+                    st.execute("SET LOCK_TIMEOUT 60000");
+                }
+                c.setAutoCommit(false);
+                try (PreparedStatement ps = c.prepareStatement(acquire)) {
+                    ps.setString(1, owner);
+                    ps.setString(2, "");
+                    ps.setString(3, name);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        token = rs.next() ? rs.getLong(1) : -1;
+                    }
+                } finally {
+                    c.rollback();
+                    c.setAutoCommit(true);
+                }
+            }
+        }
+        if (token < 0) {
+            throw new IllegalStateException("raw waiting acquire of " + name + " did not get the lock");
         }
         return token;
     }
