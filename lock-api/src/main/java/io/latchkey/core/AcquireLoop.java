@@ -210,7 +210,7 @@ final class AcquireLoop {
     private static BackendUnavailableException unavailable(CoreLockClient c, String name, long begin, int attempts,
                                                            RuntimeException last) {
         return new BackendUnavailableException("Could not acquire lock " + LockNames.quote(name) + " on " + c.backend()
-                + ": the store did not answer (" + attempts + " attempts in " + Duration.ofNanos(System.nanoTime() - begin)
+                + ": the store could not be used (" + attempts + " attempts in " + Duration.ofNanos(System.nanoTime() - begin)
                 + "); last error: " + last.getMessage(), name, c.backend(), last);
     }
 }

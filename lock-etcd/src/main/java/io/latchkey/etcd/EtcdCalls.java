@@ -4,6 +4,9 @@ import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.latchkey.BackendUnavailableException;
 import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -15,10 +18,12 @@ import java.util.concurrent.TimeoutException;
  * by the request timeout and is not cut short by interruption (the interrupt is kept and restored): a store
  * call that was sent must be seen through, or we could not know whether it created a key. Only the open-ended
  * wait for a predecessor (PredecessorWait) reacts to interruption. Failures become
- * BackendUnavailableException naming the lock and the backend; "lease not found" becomes LeaseGone so the
- * caller can start a new lease. Stateless apart from its settings, thread-safe.
+ * BackendUnavailableException naming the lock and the backend, saying in words what a configuration error
+ * (TLS, credentials, permissions) is; "lease not found" becomes LeaseGone so the caller can start a new lease. Stateless apart from its settings, thread-safe.
  */
 final class EtcdCalls {
+    private static final Pattern SSL_FAILURE = Pattern.compile("javax\\.net\\.ssl\\.SSL\\w*Exception: ([^\\n]{1,300})");
+
     private final String backend;
     private final long timeoutNanos;
 
@@ -66,12 +71,61 @@ final class EtcdCalls {
         while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
             cause = cause.getCause();
         }
+        if (cause instanceof BackendUnavailableException already) {
+            return already; // made by this class for an earlier step (e.g. the lease grant this call waited for)
+        }
         if (isLeaseNotFound(cause)) {
             return new LeaseGone("etcd says the lease is gone (expired or revoked) while " + what + describe(lockName)
                     + " on " + backend, lockName, backend, cause);
         }
+        String explanation = explain(cause);
         return new BackendUnavailableException("etcd request failed while " + what + describe(lockName) + " on " + backend
-                + ": " + cause, lockName, backend, cause);
+                + ": " + (explanation == null ? "" : explanation + "; ") + firstLine(cause), lockName, backend, cause);
+    }
+
+    /**
+     * Says in words what a configuration error is, from the failure's cause chain (gRPC reports them as
+     * UNAUTHENTICATED, PERMISSION_DENIED, or as a deadline whose last connection attempt failed), or null.
+     * etcd's and gRPC's texts never contain the password.
+     */
+    static String explain(Throwable failure) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable c = failure; c != null && all.length() < 100_000; c = c.getCause()) {
+            all.append(c).append('\n');
+        }
+        String text = all.toString();
+        String lower = text.toLowerCase(Locale.ROOT);
+        if (lower.contains("authentication failed") || lower.contains("invalid user id or password")) {
+            return "etcd refused the user name or password (settings user and password, or the URI's user info)";
+        }
+        if (lower.contains("permission denied")) {
+            return "etcd denied this user access (its role needs readwrite on the namespace's key prefix)";
+        }
+        Matcher ssl = SSL_FAILURE.matcher(text);
+        if (ssl.find()) {
+            String detail = ssl.group(1).trim();
+            String lowerDetail = detail.toLowerCase(Locale.ROOT);
+            String hint = lowerDetail.contains("pkix") || lowerDetail.contains("trust")
+                    ? "the server's certificate is not signed by a CA this client trusts (setting tlsCa)"
+                    : lowerDetail.contains("bad_certificate") || lowerDetail.contains("certificate_required")
+                    ? "the server wants a client certificate it trusts (settings tlsCert and tlsKey)"
+                    : "check settings tls, tlsCa, tlsCert and tlsKey against the server's TLS set-up";
+            return "the TLS handshake with etcd failed: " + hint + " [" + detail + "]";
+        }
+        if (lower.contains("not an ssl/tls record") || lower.contains("first record does not look like a tls handshake")) {
+            return "etcd does not speak TLS on this port (remove setting tls, or use the member's https port)";
+        }
+        return null;
+    }
+
+    /** The first line of a failure, at most 300 characters: gRPC statuses can embed whole stack traces. */
+    private static String firstLine(Throwable t) {
+        String s = String.valueOf(t);
+        int nl = s.indexOf('\n');
+        if (nl >= 0) {
+            s = s.substring(0, nl) + " ...";
+        }
+        return s.length() > 300 ? s.substring(0, 300) + " ..." : s;
     }
 
     static boolean isLeaseNotFound(Throwable t) {

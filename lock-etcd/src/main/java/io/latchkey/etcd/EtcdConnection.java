@@ -129,6 +129,11 @@ final class EtcdConnection {
         if (password != null && user == null) {
             throw new IllegalArgumentException("an etcd password was given without a user; set 'user' too");
         }
+        if (user != null && (password == null || password.isEmpty())) {
+            // jetcd authenticates only with both (etcd maps a client certificate's common name to a user by itself)
+            throw new IllegalArgumentException("etcd user '" + user + "' was given without a password; set 'password'"
+                    + " (or the URI's user:password@), or use a client certificate (tlsCert, tlsKey) instead");
+        }
         if ((cert == null) != (key == null)) {
             throw new IllegalArgumentException("tlsCert and tlsKey (client certificate and its PKCS#8 key) go together;"
                     + " give both or neither");
@@ -157,10 +162,11 @@ final class EtcdConnection {
                 .endpoints(hostPorts.stream().map(hp -> scheme + hp).toArray(String[]::new))
                 .connectTimeout(connectTimeout)
                 .keepaliveTime(keepaliveTime)
-                .keepaliveTimeout(keepaliveTimeout);
+                .keepaliveTimeout(keepaliveTimeout)
+                .interceptor(new UnaryDeadline(settings.requestTimeout()));
         if (user != null) {
             b.user(ByteSequence.from(user, StandardCharsets.UTF_8));
-            b.password(ByteSequence.from(password == null ? "" : password, StandardCharsets.UTF_8));
+            b.password(ByteSequence.from(password, StandardCharsets.UTF_8));
         }
         if (tls) {
             try {
@@ -173,8 +179,13 @@ final class EtcdConnection {
                     }
                 });
             } catch (SSLException | RuntimeException e) {
+                String message = String.valueOf(e.getMessage());
+                String hint = message.contains("private key")
+                        ? "; tlsKey must be an unencrypted PKCS#8 PEM key (BEGIN PRIVATE KEY), which is all jetcd reads:"
+                        + " convert one with 'openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-pkcs8.pem'"
+                        : "";
                 throw new IllegalArgumentException("could not set up TLS for " + description() + " (tlsCa=" + tlsCa
-                        + ", tlsCert=" + tlsCert + "): " + e.getMessage(), e);
+                        + ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey + "): " + message + hint, e);
             }
         }
         return b.build();

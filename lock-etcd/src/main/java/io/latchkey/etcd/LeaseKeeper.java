@@ -301,18 +301,9 @@ final class LeaseKeeper implements AutoCloseable {
                 s.grants.size());
         List<HeldKey> lost = new ArrayList<>(s.grants);
         s.grants.clear();
+        // Said once: a grant returned to the core but not registered with it yet is covered by the core, which
+        // keeps a loss reported for an unknown (name, owner) and applies it when that grant registers.
         tell(lost, detail);
-        if (!lost.isEmpty()) {
-            // A grant returned to the core just before the lease died may not be registered with it yet, and the
-            // core ignores losses of grants it does not know. Say it again shortly; repeats are ignored.
-            for (long delay : new long[] {20, 200}) {
-                try {
-                    scheduler.schedule(() -> tell(lost, detail), delay, TimeUnit.MILLISECONDS);
-                } catch (RejectedExecutionException closing) {
-                    break;
-                }
-            }
-        }
         for (Runnable w : s.deathWatchers) {
             w.run();
         }

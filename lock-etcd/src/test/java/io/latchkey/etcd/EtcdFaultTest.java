@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.DistributedLock;
 import io.latchkey.Fairness;
@@ -17,6 +18,7 @@ import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
 import io.latchkey.RetryStrategy;
 import io.latchkey.etcd.fixtures.EtcdCluster;
+import io.latchkey.etcd.fixtures.FreezingProxy;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
@@ -46,7 +48,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Faults on a real 3-member etcd cluster: lease revocation, a frozen leader, a dead holder, a waiter's lost lease. */
+/** Faults on a real 3-member etcd cluster: lease revocation, a frozen leader, a dead holder, a waiter's expired or revoked lease. */
 @Timeout(120)
 class EtcdFaultTest {
     private static EtcdCluster etcd;
@@ -165,7 +167,63 @@ class EtcdFaultTest {
     }
 
     @Test
-    @DisplayName("etcd issue 11456: a waiter whose lease ends while it waits is never granted the lock")
+    @DisplayName("etcd issue 11456: a waiter whose lease EXPIRES while it waits (its traffic frozen) is never granted the lock")
+    void waiterWhoseLeaseExpiresIsNeverGranted() throws Exception {
+        String name = run + "/11456-expiry";
+        LockClient holder = client(Duration.ofSeconds(10));
+        LockClient third = client(Duration.ofSeconds(10));
+        // the waiter reaches etcd only through a proxy that can freeze its traffic; a 2 s lease; a request
+        // timeout long enough that a re-read sent while frozen is answered after the thaw; no periodic re-read
+        FreezingProxy proxy = FreezingProxy.to(etcd.hostPorts().get(0));
+        opened.add(proxy);
+        EtcdLockBackend waiterBackend = EtcdLockBackend.connect("etcd://" + proxy.hostPort(), Map.of("leaseTtl", "2s",
+                "requestTimeout", "10s", "waitRecheck", "60s"));
+        opened.add(waiterBackend);
+        LockClient waiter = Latchkey.client(waiterBackend);
+        opened.add(waiter);
+        LockHistory history = new LockHistory();
+
+        LockHandle h = holder.lock(name).tryAcquire().orElseThrow();
+        LockHistory.Entry holderEntry = history.granted(h);
+        long waiterLease = leaseOf(waiterBackend);
+        CompletableFuture<LockHandle> waiting = waiter.lock(name).acquireAsync(Duration.ofSeconds(60))
+                .toCompletableFuture().thenApply(got -> {
+                    history.granted(got);
+                    return got;
+                });
+        await().atMost(Duration.ofSeconds(10)).until(() -> contenders(name) == 2);
+
+        proxy.freeze(); // keep-alives stop reaching etcd: the lease expires on the server, by itself
+        await().atMost(Duration.ofSeconds(10)).until(() -> leaseRemainingTtl(waiterLease) < 0);
+        assertThat(contenders(name)).as("the waiter's key went with its expired lease").isEqualTo(1);
+        holderEntry.released();
+        h.release(); // the waiter's predecessor goes: in 11456 the waiter then saw no lower key and took the lock
+        LockHandle other = third.lock(name).tryAcquire().orElseThrow(); // the lock is free for others
+        LockHistory.Entry otherEntry = history.granted(other);
+        proxy.thaw(); // the waiter's frozen requests and events now arrive: its key is gone
+
+        // it queues again, on a new lease, behind the third client, and is not granted while that one holds
+        await().atMost(Duration.ofSeconds(20)).until(() -> waiting.isDone() || contenders(name) == 2);
+        assertThat(waiting).as("not granted while another client holds the lock").isNotDone();
+        assertThat(waiterBackend.leaseId()).isPresent();
+        assertThat(waiterBackend.leaseId().getAsLong()).as("a new lease").isNotEqualTo(waiterLease);
+        assertThat(waiting).as("not granted while another client holds the lock").isNotDone();
+        assertThat(other.isValid()).isTrue();
+        otherEntry.released();
+        other.release();
+        LockHandle got = waiting.get(10, TimeUnit.SECONDS);
+        assertThat(got.fencingToken()).isGreaterThan(other.fencingToken());
+        got.release();
+        assertThat(history.violations()).isEmpty();
+        assertThat(history.size()).isEqualTo(3);
+    }
+
+    private long leaseRemainingTtl(long lease) throws Exception {
+        return admin.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT).get(10, TimeUnit.SECONDS).getTTL();
+    }
+
+    @Test
+    @DisplayName("etcd issue 11456: a waiter whose lease is revoked while it waits, unknown to its client, is never granted the lock")
     void waiterWhoseLeaseEndsIsNeverGranted() throws Exception {
         EtcdLockBackend holderBackend = backend(Duration.ofSeconds(10));
         // a long TTL: the waiter's client learns nothing of the revocation from its keep-alive (every 20 s), so

@@ -6,6 +6,7 @@ import io.latchkey.spi.LockBackend;
 import io.latchkey.tck.TckFaults;
 import io.latchkey.tck.TckSettings;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -17,9 +18,11 @@ final class EtcdTckSupport {
     private EtcdTckSupport() {
     }
 
+    /** A client of the cluster, over TLS (and with the client certificate) if the cluster requires it. */
     static LockBackend newBackend(EtcdCluster cluster) {
-        return EtcdLockBackend.connect(cluster.uri(), Map.of("leaseTtl", TTL.toSeconds() + "s", "requestTimeout", "3s",
-                "waitRecheck", "1s"));
+        Map<String, String> settings = new HashMap<>(cluster.connectSettings());
+        settings.putAll(Map.of("leaseTtl", TTL.toSeconds() + "s", "requestTimeout", "3s", "waitRecheck", "1s"));
+        return EtcdLockBackend.connect(cluster.uri(), settings);
     }
 
     static TckSettings settings() {
