@@ -32,6 +32,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLSocketFactory;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPool;
@@ -49,7 +50,13 @@ import org.slf4j.LoggerFactory;
  * LockClient locks = Latchkey.connect("redis://127.0.0.1:6379");
  * LockClient quorum = Latchkey.connect("redlock://10.0.0.1:6379,10.0.0.2:6379,10.0.0.3:6379");
  * LockClient mine = Latchkey.client(RedisLockBackend.builder(myJedisPool).build());
+ * LockClient tls = Latchkey.connect("rediss://app:secret@redis.internal:6380", Map.of("tlsCa", "/etc/ssl/redis-ca.pem"));
  * }</pre>
+ *
+ * <p>TLS ({@code rediss://}, or {@code tls=true} on {@code redlock://}) trusts the JVM's default trust store,
+ * or the CA file of {@code tlsCa}, and presents a client certificate when {@code tlsCert} and {@code tlsKey}
+ * are given; the server certificate must name the host (hostname verification is always on). See
+ * {@link RedisSettings}.
  *
  * <h2>Protocol</h2>
  * Acquire is one script per node: {@code SET lock owner NX PX lease} plus {@code INCR} of the name's fence
@@ -82,6 +89,8 @@ public final class RedisLockBackend implements LockBackend {
     private static final AtomicInteger EXECUTORS = new AtomicInteger();
 
     private final String description;
+    /** Whether the pools were built for TLS from the settings (false for application pools: unknown). */
+    private final boolean tls;
     private final List<RedisNode> nodes;
     private final int quorum;
     private final RedisKeys keys;
@@ -91,9 +100,10 @@ public final class RedisLockBackend implements LockBackend {
     private final ExecutorService ownedExecutor;
     private volatile int waitNode;
 
-    private RedisLockBackend(String description, List<RedisNode> nodes, RedisSettings settings, Duration timeout,
+    private RedisLockBackend(String description, boolean tls, List<RedisNode> nodes, RedisSettings settings, Duration timeout,
                              Executor executor) {
         this.description = description;
+        this.tls = tls;
         this.nodes = List.copyOf(nodes);
         this.quorum = nodes.size() / 2 + 1;
         this.keys = new RedisKeys(settings.keyPrefix());
@@ -127,21 +137,37 @@ public final class RedisLockBackend implements LockBackend {
             throw new IllegalArgumentException("Redlock needs at least 3 independent nodes, '" + p.redacted() + "' names "
                     + p.nodes().size() + "; use redis://host:port for a single node");
         }
-        if (!redlock && s.tls()) {
-            throw new IllegalArgumentException("setting tls is for redlock:// URIs; use rediss:// for TLS to one node");
+        if (p.scheme().equals("redis") && s.anyTlsSetting()) {
+            throw new IllegalArgumentException("'" + p.redacted() + "' is plain text (redis://) but TLS settings were given "
+                    + "(tls, tlsCa, tlsCert, tlsKey); use rediss://host:port for TLS to one node");
         }
+        if (p.tls() && !s.tls() && s.anyTlsSetting()) {
+            throw new IllegalArgumentException("tls=false contradicts the rediss:// scheme of '" + p.redacted() + "'");
+        }
+        boolean tls = p.tls() || s.tls();
+        // one factory for every node and connection; reads and checks the PEM files now, not at the first handshake
+        SSLSocketFactory tlsFactory = tls ? RedisTls.socketFactory(s.tlsCa().orElse(null), s.tlsCert().orElse(null),
+                s.tlsKey().orElse(null)) : null;
+        String description = redlock && tls ? p.redacted() + " (TLS)" : p.redacted();
         Duration timeout = s.timeoutOr(redlock ? RedisSettings.REDLOCK_TIMEOUT : RedisSettings.SINGLE_NODE_TIMEOUT);
         Duration connectTimeout = s.connectTimeout().orElse(timeout);
         List<RedisNode> nodes = new ArrayList<>();
         try {
             for (RedisUris.HostPort hp : p.nodes()) {
                 DefaultJedisClientConfig.Builder cc = DefaultJedisClientConfig.builder()
-                        .autoNegotiateProtocol(false) // RESP2: the scripts' replies are plain arrays
+                        // RESP2, stated rather than negotiated: the Jedis class speaks RESP2 only and the replies
+                        // are read as RESP2 arrays/integers/bulk strings (a Lua false is a RESP2 nil). Without
+                        // HELLO a connection is in RESP2 on every Redis version (and on proxies without HELLO),
+                        // and no handshake command is added; Jedis no longer warns about auto-negotiation.
+                        .autoNegotiateProtocol(false)
                         .connectionTimeoutMillis(Math.toIntExact(connectTimeout.toMillis()))
                         .socketTimeoutMillis(Math.toIntExact(timeout.toMillis()))
                         .database(p.database())
                         .clientName(s.clientName())
-                        .ssl(p.tls() || s.tls());
+                        .ssl(tls);
+                if (tls) {
+                    cc.sslSocketFactory(tlsFactory).sslParameters(RedisTls.parameters());
+                }
                 if (p.user() != null) {
                     cc.user(p.user());
                 }
@@ -161,7 +187,7 @@ public final class RedisLockBackend implements LockBackend {
             nodes.forEach(RedisNode::close);
             throw e;
         }
-        return new RedisLockBackend(p.redacted(), nodes, s, timeout, null);
+        return new RedisLockBackend(description, tls, nodes, s, timeout, null);
     }
 
     /** A single-node backend on the application's pool, which the backend never closes. */
@@ -198,8 +224,10 @@ public final class RedisLockBackend implements LockBackend {
         }
 
         /**
-         * Timeouts, key prefix and clock drift ({@code poolSize}, {@code clientName} and {@code tls} apply only
-         * to pools the backend builds). Set {@code timeout} to the pools' socket timeout.
+         * Timeouts, key prefix and clock drift ({@code poolSize} and {@code clientName} apply only to pools the
+         * backend builds). Set {@code timeout} to the pools' socket timeout. TLS settings are rejected here:
+         * configure TLS in the pools' {@code DefaultJedisClientConfig} ({@code ssl}, {@code sslSocketFactory},
+         * {@code sslParameters}), which a backend on application pools cannot change.
          */
         public Builder settings(RedisSettings settings) {
             this.settings = Objects.requireNonNull(settings, "settings");
@@ -222,6 +250,11 @@ public final class RedisLockBackend implements LockBackend {
         }
 
         public RedisLockBackend build() {
+            if (settings.anyTlsSetting()) {
+                throw new IllegalArgumentException("TLS settings (tls, tlsCa, tlsCert, tlsKey) apply to pools the backend "
+                        + "builds from a URI; configure TLS in your JedisPool's DefaultJedisClientConfig (ssl, "
+                        + "sslSocketFactory, sslParameters) instead: " + settings);
+            }
             Duration timeout = settings.timeoutOr(redlock ? RedisSettings.REDLOCK_TIMEOUT : RedisSettings.SINGLE_NODE_TIMEOUT);
             List<RedisNode> nodes = new ArrayList<>();
             for (int i = 0; i < pools.size(); i++) {
@@ -230,7 +263,7 @@ public final class RedisLockBackend implements LockBackend {
             }
             String d = description != null ? description
                     : (redlock ? "redlock (" + pools.size() + " application pools)" : "redis (application pool)");
-            return new RedisLockBackend(d, nodes, settings, timeout, executor);
+            return new RedisLockBackend(d, false, nodes, settings, timeout, executor);
         }
     }
 
@@ -579,12 +612,38 @@ public final class RedisLockBackend implements LockBackend {
             if (!replies.ok(i)) {
                 RuntimeException e = replies.error(i);
                 sb.append(sep).append(nodes.size() == replies.size() ? nodes.get(i).address() : "node").append(' ')
-                        .append(e == null ? "did not answer within " + NodeRound.millis(timeoutNanos) + " ms"
-                                : Redaction.redact(String.valueOf(e.getMessage())));
+                        .append(e == null ? "did not answer within " + NodeRound.millis(timeoutNanos) + " ms" : describe(e, tls));
                 sep = "; ";
             }
         }
         return sb.toString();
+    }
+
+    /**
+     * The messages of an error and its causes ("Could not get a resource from the pool" alone says nothing),
+     * redacted, with a hint when a TLS connection failed: a server that requires a client certificate may
+     * refuse it after the client's side of a TLS 1.3 handshake is done, which the client sees as a broken
+     * pipe or a closed connection rather than a handshake error.
+     */
+    static String describe(Throwable error, boolean tls) {
+        StringBuilder sb = new StringBuilder();
+        boolean tlsFailure = false;
+        boolean connectionFailure = false;
+        int depth = 0;
+        for (Throwable t = error; t != null && depth < 8; t = t.getCause() == t ? null : t.getCause(), depth++) {
+            tlsFailure |= t instanceof javax.net.ssl.SSLException;
+            connectionFailure |= t instanceof JedisConnectionException;
+            String m = t.getMessage();
+            if (m != null && !m.isBlank() && sb.indexOf(m) < 0) {
+                sb.append(sb.length() == 0 ? "" : ": ").append(m);
+            }
+        }
+        String text = sb.length() == 0 ? error.getClass().getSimpleName() : sb.toString();
+        if (tlsFailure || (tls && connectionFailure && !RedisNode.isTimeout(error))) {
+            text += " (TLS: is the server's CA in tlsCa, does its certificate name the host, and does the server "
+                    + "require a client certificate (tlsCert, tlsKey)?)";
+        }
+        return Redaction.redact(text);
     }
 
     private static Throwable firstError(NodeRound.Replies<?> replies) {

@@ -1,5 +1,7 @@
 package io.latchkey.redis;
 
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
@@ -23,15 +25,25 @@ import java.util.TreeSet;
  *   <li>{@code clockDrift}: allowed clock-rate difference between client and server, as a fraction of the
  *       lease (default 0.01). Validity = lease - elapsed - (clockDrift x lease + 2 ms).</li>
  *   <li>{@code clientName}: CLIENT SETNAME for connections the backend opens (default {@code latchkey}).</li>
- *   <li>{@code tls}: use TLS for every Redlock node ({@code rediss://} does this for a single node).</li>
+ *   <li>{@code tls}: use TLS for every Redlock node ({@code rediss://} does this for a single node;
+ *       {@code redis://} with any TLS setting is rejected, since its scheme says plain text).</li>
+ *   <li>{@code tlsCa}: PEM file with the certificate(s) of the CA(s) to trust instead of the JVM's default
+ *       trust store (a managed Redis with a private CA).</li>
+ *   <li>{@code tlsCert}, {@code tlsKey}: client certificate (PEM, may hold the chain) and its unencrypted
+ *       PKCS#8 PEM key, for servers that require mutual TLS; together or neither.</li>
  * </ul>
+ *
+ * As in lock-etcd, {@code tlsCa} or {@code tlsCert} imply {@code tls=true}; {@code tls=false} together with a
+ * TLS file is a contradiction and rejected. Hostname verification is always on. TLS settings apply to
+ * pools the backend builds from a URI; an application's own pools carry their own TLS configuration.
  *
  * Passwords are not settings: they go in the URI's user-info or into the application's own Jedis pool.
  */
 public final class RedisSettings {
     /** The keys {@link #fromMap(Map)} accepts. */
     public static final Set<String> KEYS =
-            Set.of("timeout", "connectTimeout", "keyPrefix", "poolSize", "clockDrift", "clientName", "tls");
+            Set.of("timeout", "connectTimeout", "keyPrefix", "poolSize", "clockDrift", "clientName", "tls", "tlsCa",
+                    "tlsCert", "tlsKey");
 
     static final Duration SINGLE_NODE_TIMEOUT = Duration.ofSeconds(2);
     static final Duration REDLOCK_TIMEOUT = Duration.ofMillis(200);
@@ -43,7 +55,10 @@ public final class RedisSettings {
     private final int poolSize;
     private final double clockDrift;
     private final String clientName;
-    private final boolean tls;
+    private final Boolean tls;
+    private final Path tlsCa;
+    private final Path tlsCert;
+    private final Path tlsKey;
 
     private RedisSettings(Builder b) {
         this.timeout = b.timeout;
@@ -53,6 +68,9 @@ public final class RedisSettings {
         this.clockDrift = b.clockDrift;
         this.clientName = b.clientName;
         this.tls = b.tls;
+        this.tlsCa = b.tlsCa;
+        this.tlsCert = b.tlsCert;
+        this.tlsKey = b.tlsKey;
     }
 
     /** Defaults everywhere. */
@@ -73,6 +91,9 @@ public final class RedisSettings {
         b.clockDrift = clockDrift;
         b.clientName = clientName;
         b.tls = tls;
+        b.tlsCa = tlsCa;
+        b.tlsCert = tlsCert;
+        b.tlsKey = tlsKey;
         return b;
     }
 
@@ -98,6 +119,9 @@ public final class RedisSettings {
                 case "clockDrift" -> b.clockDrift(parseDouble(key, value));
                 case "clientName" -> b.clientName(value);
                 case "tls" -> b.tls(parseBoolean(key, value));
+                case "tlsCa" -> b.tlsCa(parsePath(key, value));
+                case "tlsCert" -> b.tlsCert(parsePath(key, value));
+                case "tlsKey" -> b.tlsKey(parsePath(key, value));
                 default -> throw new IllegalArgumentException("unknown Redis setting '" + key + "'; known settings: "
                         + new TreeSet<>(KEYS));
             }
@@ -131,8 +155,29 @@ public final class RedisSettings {
         return clientName;
     }
 
+    /** Whether TLS is on: {@code tls=true}, or implied by {@code tlsCa} or {@code tlsCert}. */
     public boolean tls() {
-        return tls;
+        return Boolean.TRUE.equals(tls) || tlsCa != null || tlsCert != null;
+    }
+
+    /** Whether any TLS setting was given (even {@code tls=false}). */
+    boolean anyTlsSetting() {
+        return tls != null || tlsCa != null || tlsCert != null;
+    }
+
+    /** PEM file of the CA(s) to trust, if set (else the JVM's default trust store). */
+    public Optional<Path> tlsCa() {
+        return Optional.ofNullable(tlsCa);
+    }
+
+    /** PEM client certificate for mutual TLS, if set (then {@link #tlsKey()} is set too). */
+    public Optional<Path> tlsCert() {
+        return Optional.ofNullable(tlsCert);
+    }
+
+    /** Unencrypted PKCS#8 PEM key of {@link #tlsCert()}, if set. */
+    public Optional<Path> tlsKey() {
+        return Optional.ofNullable(tlsKey);
     }
 
     Duration timeoutOr(Duration fallback) {
@@ -143,19 +188,22 @@ public final class RedisSettings {
     public String toString() {
         return "RedisSettings[timeout=" + (timeout == null ? "default" : timeout) + ", connectTimeout="
                 + (connectTimeout == null ? "=timeout" : connectTimeout) + ", keyPrefix='" + keyPrefix + "', poolSize="
-                + poolSize + ", clockDrift=" + clockDrift + ", clientName=" + clientName + ", tls=" + tls + "]";
+                + poolSize + ", clockDrift=" + clockDrift + ", clientName=" + clientName + ", tls=" + tls() + (tlsCa == null ? "" : ", tlsCa=" + tlsCa)
+                + (tlsCert == null ? "" : ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey) + "]";
     }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof RedisSettings s && Objects.equals(timeout, s.timeout)
                 && Objects.equals(connectTimeout, s.connectTimeout) && keyPrefix.equals(s.keyPrefix)
-                && poolSize == s.poolSize && clockDrift == s.clockDrift && clientName.equals(s.clientName) && tls == s.tls;
+                && poolSize == s.poolSize && clockDrift == s.clockDrift && clientName.equals(s.clientName)
+                && Objects.equals(tls, s.tls) && Objects.equals(tlsCa, s.tlsCa) && Objects.equals(tlsCert, s.tlsCert)
+                && Objects.equals(tlsKey, s.tlsKey);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(timeout, connectTimeout, keyPrefix, poolSize, clockDrift, clientName, tls);
+        return Objects.hash(timeout, connectTimeout, keyPrefix, poolSize, clockDrift, clientName, tls, tlsCa, tlsCert, tlsKey);
     }
 
     static Duration parseDuration(String key, String text) {
@@ -196,6 +244,18 @@ public final class RedisSettings {
         }
     }
 
+    private static Path parsePath(String key, String text) {
+        if (text.isEmpty()) {
+            throw new IllegalArgumentException("setting " + key + " must be the path of a PEM file, was empty");
+        }
+        try {
+            return Path.of(text);
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException("setting " + key + " must be the path of a PEM file, was '" + text + "': "
+                    + e.getReason(), e);
+        }
+    }
+
     private static boolean parseBoolean(String key, String text) {
         if (text.equalsIgnoreCase("true")) {
             return true;
@@ -214,7 +274,10 @@ public final class RedisSettings {
         private int poolSize = 16;
         private double clockDrift = 0.01;
         private String clientName = "latchkey";
-        private boolean tls;
+        private Boolean tls;
+        private Path tlsCa;
+        private Path tlsCert;
+        private Path tlsKey;
 
         private Builder() {
         }
@@ -284,14 +347,51 @@ public final class RedisSettings {
             return this;
         }
 
-        /** TLS for every Redlock node. */
+        /** TLS for every Redlock node (implied by {@link #tlsCa} and {@link #tlsCert}). */
         public Builder tls(boolean tls) {
             this.tls = tls;
             return this;
         }
 
+        /** PEM file with the CA certificate(s) to trust instead of the JVM's default trust store; implies TLS. */
+        public Builder tlsCa(Path caPem) {
+            this.tlsCa = checkPath(caPem, "tlsCa");
+            return this;
+        }
+
+        /** PEM client certificate (chain) for mutual TLS; needs {@link #tlsKey}; implies TLS. */
+        public Builder tlsCert(Path certificatePem) {
+            this.tlsCert = checkPath(certificatePem, "tlsCert");
+            return this;
+        }
+
+        /** Unencrypted PKCS#8 PEM key ({@code -----BEGIN PRIVATE KEY-----}) of {@link #tlsCert}. */
+        public Builder tlsKey(Path keyPem) {
+            this.tlsKey = checkPath(keyPem, "tlsKey");
+            return this;
+        }
+
+        /**
+         * @throws IllegalArgumentException when only one of tlsCert and tlsKey is given, or tls=false is given
+         *         with a TLS file
+         */
         public RedisSettings build() {
+            if ((tlsCert == null) != (tlsKey == null)) {
+                throw new IllegalArgumentException("tlsCert and tlsKey (client certificate and its unencrypted PKCS#8 key) "
+                        + "go together; give both or neither (given: " + (tlsCert != null ? "tlsCert" : "tlsKey") + ")");
+            }
+            if (Boolean.FALSE.equals(tls) && (tlsCa != null || tlsCert != null)) {
+                throw new IllegalArgumentException("tls=false contradicts " + (tlsCa != null ? "tlsCa" : "tlsCert")
+                        + ", which only make sense over TLS; drop tls=false (a TLS file implies TLS)");
+            }
             return new RedisSettings(this);
+        }
+
+        private static Path checkPath(Path path, String what) {
+            if (path == null || path.toString().isEmpty()) {
+                throw new IllegalArgumentException(what + " must be the path of a PEM file, was " + path);
+            }
+            return path;
         }
 
         private static Duration checkTimeout(Duration d, String what) {

@@ -14,7 +14,10 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import java.util.List;
+import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
 
 /** Connecting by URI (ServiceLoader) and by the application's own pool; passwords never leak (issue item 1). */
@@ -68,9 +71,25 @@ class RedisConnectTest {
     }
 
     @Test
+    void theBackendsConnectionsSpeakResp2WithoutNegotiating() {
+        try (LockClient client = Latchkey.connect("redis://:" + PASSWORD + "@" + hostPort() + "?clientName=resp-probe");
+             Jedis admin = new Jedis(HostAndPort.from(hostPort()),
+                     DefaultJedisClientConfig.builder().autoNegotiateProtocol(false).password(PASSWORD).build())) {
+            admin.configResetStat();
+            client.lock("resp/a").tryAcquire().orElseThrow().close();
+            List<String> mine = admin.clientList().lines().filter(l -> l.contains(" name=resp-probe ")).toList();
+            assertThat(mine).isNotEmpty().allSatisfy(l -> assertThat(l).contains(" resp=2"));
+            // no HELLO: the protocol is stated (RESP2, the default of every connection), not negotiated
+            assertThat(admin.info("commandstats")).doesNotContain("cmdstat_hello").contains("cmdstat_evalsha");
+        }
+    }
+
+    @Test
     void anApplicationPoolIsUsedAndNotClosed() {
         try (JedisPool pool = new JedisPool(HostAndPort.from(hostPort()),
-                redis.clients.jedis.DefaultJedisClientConfig.builder().password(PASSWORD).build())) {
+                // RESP2 without negotiation, as the backend's own pools (else Jedis warns about RESP3 negotiation)
+                redis.clients.jedis.DefaultJedisClientConfig.builder().autoNegotiateProtocol(false).password(PASSWORD)
+                        .build())) {
             RedisLockBackend backend = RedisLockBackend.builder(pool).description("redis://:" + PASSWORD + "@cache").build();
             try (LockClient client = Latchkey.client(backend)) {
                 assertThat(client.backend()).doesNotContain(PASSWORD);

@@ -84,11 +84,18 @@ class WakeUpTest {
                     .until(() -> proxies.stream().mapToLong(WakeUpTest::evalshas).sum() == 1);
             assertThat(waiters.stream().filter(CompletableFuture::isDone).count()).isEqualTo(1);
             assertThat(winner.isValid()).isTrue();
+            // the waiters still waiting, taken BEFORE the release: one of them may be granted at once after it
+            CompletableFuture<?>[] rest = waiters.stream().filter(w -> !w.isDone()).toArray(CompletableFuture[]::new);
+            proxies.forEach(RespProxy::resetCount);
             winner.release();
             // and the next release wakes the next one
-            CompletableFuture<Object> second = CompletableFuture.anyOf(waiters.stream().filter(w -> !w.isDone())
-                    .toArray(CompletableFuture[]::new));
-            ((LockHandle) second.get(5, TimeUnit.SECONDS)).release();
+            CompletableFuture<Object> second = CompletableFuture.anyOf(rest);
+            try {
+                ((LockHandle) second.get(5, TimeUnit.SECONDS)).release();
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError("no remaining waiter acquired within 5 s of the winner's release; commands per"
+                        + " client since: " + proxies.stream().map(RespProxy::commandNames).toList(), e);
+            }
         } finally {
             clients.forEach(LockClient::close);
             proxies.forEach(RespProxy::close);
