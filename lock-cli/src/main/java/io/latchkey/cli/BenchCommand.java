@@ -23,14 +23,19 @@ import picocli.CommandLine.Spec;
  * {@code latchkey bench}: a quick side-by-side of backends on this machine, with a progress bar, a table
  * and a PNG chart. It is a first look, not a measurement to quote: no forks, no warm-up, one run. The JMH
  * suite in the {@code jmh} module is the rigorous one, and the output says so. Backends run one after the
- * other on the main thread ({@link BenchRunner} starts the workers).
+ * other on the main thread ({@link BenchRunner} starts the workers). A keyword's server is started by
+ * {@link BenchTarget} before the backend's clock starts and stopped when its turn ends (or by a shutdown hook
+ * on Ctrl-C); one that cannot be started is a "not measured" row, and the next backend runs.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Runs a short side-by-side of backends: N clients contend for one lock; shows a progress bar, "
                 + "prints cycles/s, hand-off rate and p50/p99 time to acquire, and writes a PNG chart.",
-                "Keywords start something local: mem (in-JVM store), h2 (a temporary H2 file), redis (redis-server "
-                + "from PATH); anything else is a backend URI you run, e.g. jdbc:postgresql://host/db or "
-                + "redlock://h1:p1,h2:p2,h3:p3.",
+                "Keywords start something throw-away on this machine (free loopback port, temporary data directory, "
+                + "durability relaxed; stopped afterwards, also on Ctrl-C; start-up is not measured): mem (in-JVM store), "
+                + "h2 (H2 file), redis (redis-server), postgres / postgres-session (PostgreSQL; lock-jdbc lease / session "
+                + "mode), mariadb (mariadbd), zookeeper (in-process server), etcd. A missing binary is reported with the "
+                + "Debian package to install; the other backends still run.",
+                "Anything else is a backend URI you run, e.g. jdbc:postgresql://host/db or redlock://h1:p1,h2:p2,h3:p3.",
                 "A first look only: the JMH suite in the jmh module is the rigorous measurement.", ""},
         footerHeading = "%nExit status:%n",
         footer = {"  0 measured, 1 an exclusion violation was seen, 64 usage error,",
@@ -85,9 +90,9 @@ public final class BenchCommand implements Callable<Integer> {
                 long base = i * perBackend;
                 String item = items.get(i);
                 bar.setExtraMessage(item);
-                Map<String, String> s = BenchTarget.KEYWORDS.contains(item.toLowerCase(Locale.ROOT)) ? Map.of() : Map.copyOf(settings);
-                try (BenchTarget target = BenchTarget.start(item)) {
-                    results.add(BenchRunner.run(target, s, threads, duration, ms -> bar.stepTo(base + ms)));
+                // a keyword's server starts here, before BenchRunner starts the clock
+                try (BenchTarget target = BenchTarget.start(item, threads, settings)) {
+                    results.add(BenchRunner.run(target, target.settings, threads, duration, ms -> bar.stepTo(base + ms)));
                 } catch (RuntimeException e) {
                     results.add(BenchResult.failed(item, threads, UsageErrors.oneLine(String.valueOf(e.getMessage()))));
                 }

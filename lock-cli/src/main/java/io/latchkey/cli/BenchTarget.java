@@ -1,45 +1,58 @@
 package io.latchkey.cli;
 
-import io.latchkey.tck.server.Binaries;
 import io.latchkey.tck.server.FreePorts;
 import io.latchkey.tck.server.ReadinessCheck;
 import io.latchkey.tck.server.ServerProcess;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Stream;
 
 /**
- * One backend {@code bench} measures: a label, the URI, and whatever must be cleaned up afterwards (a
- * temporary H2 file, a redis-server it started). Keywords start something local; anything else is a URI
- * the user runs. Created and closed on the main thread.
+ * One backend {@code bench} measures: a label, the URI, the settings its clients connect with, and whatever
+ * must be cleaned up afterwards (a temporary directory, a server it started). Keywords start something local
+ * on loopback, with a temporary data directory and durability relaxed for speed; anything else is a URI the
+ * user runs (measured with the user's {@code --setting}s).
  *
  * <ul>
  *   <li>{@code mem}: a named in-memory store in this JVM (the core's cost without any I/O).</li>
  *   <li>{@code h2}: a fresh H2 file database in a temporary directory (the embedded default's engine),
  *       so the user's own locks are not touched.</li>
- *   <li>{@code redis}: a {@code redis-server} from PATH on a free loopback port, without persistence,
- *       started and stopped with the TCK's server fixtures.</li>
+ *   <li>{@code redis}: {@code redis-server} (Debian {@code redis-server}) without persistence.</li>
+ *   <li>{@code postgres}, {@code postgres-session}: PostgreSQL (Debian {@code postgresql}) through
+ *       lock-jdbc in its default lease mode, or in session mode ({@link LocalPostgres}).</li>
+ *   <li>{@code mariadb}: MariaDB (Debian {@code mariadb-server}) through lock-jdbc, lease mode
+ *       ({@link LocalMariaDb}).</li>
+ *   <li>{@code zookeeper}: a ZooKeeper server inside this JVM, nothing to install ({@link InProcessZooKeeper}).</li>
+ *   <li>{@code etcd}: one etcd member (Debian {@code etcd-server}) ({@link LocalEtcd}).</li>
  * </ul>
+ *
+ * <p>A server's start-up happens in {@link #start}, before {@link BenchRunner} starts its clock. A keyword
+ * whose binary is missing fails with one line naming the Debian package ({@link LocalServers.NotStarted});
+ * bench reports it in its table and goes on with the next backend. Created and closed on the main thread;
+ * {@link BenchCleanup} also runs the clean-up if the JVM is stopped first (Ctrl-C).
  */
 final class BenchTarget implements AutoCloseable {
-    static final List<String> KEYWORDS = List.of("mem", "h2", "redis");
+    static final List<String> KEYWORDS = List.of("mem", "h2", "redis", "postgres", "postgres-session", "mariadb",
+            "zookeeper", "etcd");
 
     final String label;
     final String uri;
+    final Map<String, String> settings;
     private final AutoCloseable cleanup;
 
-    private BenchTarget(String label, String uri, AutoCloseable cleanup) {
+    private BenchTarget(String label, String uri, Map<String, String> settings, AutoCloseable cleanup) {
         this.label = label;
         this.uri = uri;
+        this.settings = Map.copyOf(settings);
         this.cleanup = cleanup;
+    }
+
+    /** Whether {@code item} is a keyword (something bench starts) rather than a URI. */
+    static boolean isKeyword(String item) {
+        return KEYWORDS.contains(item.toLowerCase(Locale.ROOT));
     }
 
     /**
@@ -65,44 +78,65 @@ final class BenchTarget implements AutoCloseable {
 
     /** Checks an item without starting anything (usage errors come before any work). */
     static void check(String item) {
-        if (!KEYWORDS.contains(item.toLowerCase(Locale.ROOT))) {
+        if (!isKeyword(item)) {
             BackendUris.check(item, Thread.currentThread().getContextClassLoader());
         }
     }
 
-    /** Prepares the item: starts what a keyword needs. */
-    static BenchTarget start(String item) {
-        String random = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-        switch (item.toLowerCase(Locale.ROOT)) {
-            case "mem" -> {
-                return new BenchTarget("mem", "mem:bench-" + random, () -> { });
-            }
-            case "h2" -> {
-                try {
-                    Path dir = Files.createTempDirectory("latchkey-bench-h2-");
-                    return new BenchTarget("h2 (embedded file)", "jdbc:h2:file:" + dir.resolve("bench").toAbsolutePath(),
-                            () -> deleteTree(dir));
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot create a temporary directory for H2", e);
-                }
-            }
-            case "redis" -> {
-                Optional<Path> binary = Binaries.find("redis-server");
-                if (binary.isEmpty()) {
-                    throw new IllegalStateException("redis-server is not on PATH (Debian: apt-get install redis-server); "
-                            + "or give a URI: redis://host:6379");
-                }
-                int port = FreePorts.find();
-                ServerProcess server = ServerProcess.builder().name("redis-server for bench on 127.0.0.1:" + port)
-                        .command(binary.get().toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                                "--save", "", "--appendonly", "no")
-                        .readiness(ReadinessCheck.tcpPortOpen(port)).start();
-                return new BenchTarget("redis (local server)", "redis://127.0.0.1:" + port, server);
-            }
-            default -> {
-                return new BenchTarget(io.latchkey.spi.Redaction.redact(item), item, () -> { });
-            }
+    /**
+     * Prepares the item: starts what a keyword needs, sized for {@code clients} clients. {@code userSettings}
+     * apply to URIs only (a keyword brings its own).
+     *
+     * @throws LocalServers.NotStarted (one line) if a keyword's server cannot be started; nothing is left running
+     */
+    static BenchTarget start(String item, int clients, Map<String, String> userSettings) {
+        String keyword = item.toLowerCase(Locale.ROOT);
+        if (!isKeyword(keyword)) {
+            return new BenchTarget(io.latchkey.spi.Redaction.redact(item), item, userSettings, () -> { });
         }
+        String random = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+        BenchCleanup cleanup = new BenchCleanup(keyword);
+        try {
+            return switch (keyword) {
+                case "mem" -> new BenchTarget("mem", "mem:bench-" + random, Map.of(), cleanup);
+                case "h2" -> {
+                    Path dir = LocalServers.temporaryDirectory(null, "latchkey-bench-h2-", cleanup);
+                    yield new BenchTarget("h2 (embedded file)", "jdbc:h2:file:" + dir.resolve("bench").toAbsolutePath(),
+                            Map.of(), cleanup);
+                }
+                case "redis" -> new BenchTarget("redis (local server)", startRedis(cleanup), Map.of(), cleanup);
+                case "postgres" -> new BenchTarget("postgres (local server)", LocalPostgres.start(clients, cleanup),
+                        Map.of(), cleanup);
+                case "postgres-session" -> new BenchTarget("postgres (local server, session mode)",
+                        LocalPostgres.start(clients, cleanup), Map.of("mode", "session"), cleanup);
+                case "mariadb" -> new BenchTarget("mariadb (local server)", LocalMariaDb.start(clients, cleanup),
+                        Map.of(), cleanup);
+                case "zookeeper" -> new BenchTarget("zookeeper (in-process server)", InProcessZooKeeper.start(cleanup),
+                        Map.of(), cleanup);
+                case "etcd" -> new BenchTarget("etcd (local server)", LocalEtcd.start(cleanup), Map.of(), cleanup);
+                default -> throw new IllegalArgumentException("no starter for keyword " + keyword);
+            };
+        } catch (LocalServers.NotStarted e) {
+            cleanup.close();
+            throw e;
+        } catch (InterruptedException e) {
+            cleanup.close();
+            Thread.currentThread().interrupt();
+            throw new LocalServers.NotStarted("interrupted while starting " + keyword, e);
+        } catch (Exception e) {
+            cleanup.close();
+            throw new LocalServers.NotStarted("could not start " + keyword + ": " + e, e);
+        }
+    }
+
+    private static String startRedis(BenchCleanup cleanup) {
+        Path binary = LocalServers.require("redis-server", "redis-server", "redis://host:6379");
+        int port = FreePorts.find();
+        LocalServers.start(ServerProcess.builder().name("redis-server for bench on 127.0.0.1:" + port)
+                .command(binary.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                        "--save", "", "--appendonly", "no")
+                .readiness(ReadinessCheck.tcpPortOpen(port)).build(), cleanup);
+        return "redis://127.0.0.1:" + port;
     }
 
     @Override
@@ -111,14 +145,6 @@ final class BenchTarget implements AutoCloseable {
             cleanup.close();
         } catch (Exception e) {
             org.slf4j.LoggerFactory.getLogger(BenchTarget.class).warn("cleaning up after {}: {}", label, e.toString());
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }

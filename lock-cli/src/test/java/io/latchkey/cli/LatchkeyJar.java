@@ -12,6 +12,7 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -46,16 +47,30 @@ final class LatchkeyJar implements AutoCloseable {
 
     /** Starts {@code latchkey ARGS...}. */
     Running start(String... args) {
+        return start(Map.of(), List.of(), args);
+    }
+
+    /**
+     * Starts {@code latchkey ARGS...} with extra environment variables (replacing inherited ones) and extra
+     * JVM options (e.g. {@code -Djava.io.tmpdir=...}).
+     */
+    Running start(Map<String, String> environment, List<String> jvmOptions, String... args) {
         List<String> cmd = new ArrayList<>();
         if (ENV_RESETS_SIGNALS) {
             cmd.addAll(List.of("env", "--default-signal=INT,TERM,HUP"));
         }
-        cmd.addAll(List.of(JAVA, "-Duser.home=" + home, "-XX:TieredStopAtLevel=1", "-jar", JAR.toString()));
+        cmd.addAll(List.of(JAVA, "-Duser.home=" + home, "-XX:TieredStopAtLevel=1"));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-jar", JAR.toString()));
         cmd.addAll(List.of(args));
-        return start(cmd, String.join(" ", args));
+        return start(cmd, String.join(" ", args), environment);
     }
 
     private Running start(List<String> cmd, String description) {
+        return start(cmd, description, Map.of());
+    }
+
+    private Running start(List<String> cmd, String description, Map<String, String> environment) {
         int n = ++sequence;
         Path out = logs.resolve(n + ".out");
         Path err = logs.resolve(n + ".err");
@@ -65,6 +80,7 @@ final class LatchkeyJar implements AutoCloseable {
         pb.environment().put("HOME", home.toString());
         // the embedded default's server stops by itself soon after the test (close() stops it at once)
         pb.environment().put(EmbeddedServer.IDLE_ENV, "20s");
+        pb.environment().putAll(environment);
         try {
             Running r = new Running(pb.start(), out, err, description);
             started.add(r);

@@ -1,0 +1,103 @@
+package io.latchkey.cli;
+
+import io.latchkey.tck.server.Binaries;
+import io.latchkey.tck.server.ServerProcess;
+import io.latchkey.tck.server.ServerStartException;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * What the servers {@code bench} starts have in common: finding a binary (or saying which Debian package
+ * brings it), temporary directories, one-shot setup commands (initdb, mariadb-install-db), and registering a
+ * started {@link ServerProcess} for a graceful stop. Every resource is handed to the caller's
+ * {@link BenchCleanup} as soon as it exists, so that Ctrl-C at any moment of a start leaves nothing behind.
+ * Stateless; called on the main thread.
+ */
+final class LocalServers {
+    private LocalServers() {
+    }
+
+    /** Thrown when a keyword cannot start its server; the message is one line for bench's table. */
+    static final class NotStarted extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        NotStarted(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * The executable {@code name} on PATH or in Debian's server directories, else a one-line error naming the
+     * package to install and the URI form to use for a server the user runs.
+     */
+    static Path require(String name, String debianPackage, String uriExample) {
+        return Binaries.find(name).orElseThrow(() -> new NotStarted(name + " is not installed (Debian: apt-get install "
+                + debianPackage + "); or give the URI of a server you run: " + uriExample, null));
+    }
+
+    /** A new temporary directory, deleted by {@code cleanup}. */
+    static Path temporaryDirectory(Path parent, String prefix, BenchCleanup cleanup) throws IOException {
+        Path dir = parent == null ? Files.createTempDirectory(prefix) : Files.createTempDirectory(parent, prefix);
+        cleanup.add(() -> deleteTree(dir));
+        return dir;
+    }
+
+    /** Runs a setup command to completion (its output in {@code logFile}), killed by {@code cleanup} if still running. */
+    static void runSetup(String program, List<String> command, Path logFile, long timeoutSeconds, BenchCleanup cleanup)
+            throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        cleanup.add(() -> {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+        });
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            throw new NotStarted(program + " did not finish within " + timeoutSeconds + " s", null);
+        }
+        if (p.exitValue() != 0) {
+            List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
+            String last = lines.isEmpty() ? "(no output)" : lines.get(lines.size() - 1).trim();
+            throw new NotStarted(program + " failed with exit code " + p.exitValue() + ": " + last, null);
+        }
+    }
+
+    /**
+     * Registers {@code server} for a graceful stop (SIGTERM, so that databases remove their shared memory and
+     * files) followed by {@link ServerProcess#close()}, then starts it; a failed start becomes one line with
+     * the server's last log line.
+     */
+    static void start(ServerProcess server, BenchCleanup cleanup) {
+        cleanup.add(() -> {
+            try {
+                server.stop();
+            } finally {
+                server.close();
+            }
+        });
+        try {
+            server.start();
+        } catch (ServerStartException e) {
+            List<String> tail = e.logTail();
+            String first = String.valueOf(e.getMessage()).lines().findFirst().orElse("did not start");
+            throw new NotStarted(first + (tail.isEmpty() ? "" : "; last log line: " + tail.get(tail.size() - 1).trim()), e);
+        }
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
