@@ -6,7 +6,12 @@ import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
 import io.latchkey.LockOptions;
 import io.latchkey.RetryStrategy;
+import io.latchkey.Fairness;
 import io.latchkey.jdbc.JdbcLockBackend;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.LockBackend;
 import io.latchkey.jdbc.JdbcMode;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -53,6 +58,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class JdbcLockBenchmark {
     private static final AtomicInteger NAMES = new AtomicInteger();
+    private static final Duration LEASE = LockOptions.defaults().lease();
 
     @Param({"POSTGRESQL", "MARIADB", "H2"})
     public String dialect;
@@ -61,6 +67,7 @@ public class JdbcLockBenchmark {
     public String mode;
 
     JdbcDatabase db;
+    LockBackend backend;
     LockClient client;
     RawSql raw;
     String shared;
@@ -71,7 +78,8 @@ public class JdbcLockBenchmark {
         db = new JdbcDatabase(dialect, 20);
         JdbcMode m = JdbcMode.valueOf(mode);
         String table = "jmh_" + mode.toLowerCase(Locale.ROOT);
-        client = Latchkey.client(JdbcLockBackend.builder(db.pool).mode(m).table(table).build());
+        backend = JdbcLockBackend.builder(db.pool).mode(m).table(table).build();
+        client = Latchkey.client(backend);
         raw = new RawSql(db.dialect, m, table);
         shared = "shared-" + NAMES.incrementAndGet();
         waiting = LockOptions.builder().retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20))).build();
@@ -129,6 +137,32 @@ public class JdbcLockBenchmark {
     @Threads(8)
     public long raw_uncontended_8threads(Own own) throws SQLException {
         return rawCycle(own);
+    }
+
+    /**
+     * The client's own backend called through the SPI, without the core (the names are the thread's own, so the
+     * core never sees these grants): separates the core's cost from the backend's, with the same pool and the
+     * same LISTEN connection as every other benchmark here.
+     */
+    @Benchmark
+    @Threads(1)
+    public long spi_uncontended_1thread(Own own) {
+        return spiCycle(backend, own);
+    }
+
+    @Benchmark
+    @Threads(8)
+    public long spi_uncontended_8threads(Own own) {
+        return spiCycle(backend, own);
+    }
+
+    private static long spiCycle(LockBackend spi, Own own) {
+        AcquireResult r = spi.tryAcquire(new AcquireRequest(own.name, own.owner + ":spi:" + own.cycle++, LEASE, Fairness.NONE));
+        if (!(r instanceof Grant g)) {
+            throw new IllegalStateException("uncontended lock was busy: " + r);
+        }
+        spi.release(g);
+        return g.fencingToken();
     }
 
     private static long latchkeyCycle(Own own) {

@@ -141,7 +141,10 @@ class ServerProcessTest {
             List<ProcessHandle> frozen = server.processTree();
             await().during(java.time.Duration.ofMillis(300)).atMost(java.time.Duration.ofSeconds(2)).until(() -> {
                 List<ProcessHandle> now = server.processTree();
-                return now.size() == frozen.size() && now.stream().allMatch(p -> ProcessTree.state(p.pid()) == 'T');
+                // frozen = nothing runs: stopped ('T'), or a child that had already exited and waits, as a
+                // zombie, for its stopped parent to reap it (a zombie cannot be stopped, nor run, nor fork)
+                return now.size() == frozen.size()
+                        && now.stream().allMatch(p -> ProcessTree.state(p.pid()) == 'T' || !ProcessTree.isRunning(p));
             });
             server.resume();
         }
