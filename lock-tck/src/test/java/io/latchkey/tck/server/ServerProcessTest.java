@@ -139,15 +139,36 @@ class ServerProcessTest {
         for (int i = 0; i < 5; i++) {
             server.pause();
             List<ProcessHandle> frozen = server.processTree();
-            await().during(java.time.Duration.ofMillis(300)).atMost(java.time.Duration.ofSeconds(2)).until(() -> {
-                List<ProcessHandle> now = server.processTree();
-                // frozen = nothing runs: stopped ('T'), or a child that had already exited and waits, as a
-                // zombie, for its stopped parent to reap it (a zombie cannot be stopped, nor run, nor fork)
-                return now.size() == frozen.size()
-                        && now.stream().allMatch(p -> ProcessTree.state(p.pid()) == 'T' || !ProcessTree.isRunning(p));
-            });
+            // frozen = nothing runs: stopped ('T'), or a child that had already exited and waits, as a zombie,
+            // for its stopped parent to reap it (a zombie cannot be stopped, nor run, nor fork). The bound is
+            // generous because listing a tree of hundreds of processes is slow on a loaded machine.
+            try {
+                await().during(java.time.Duration.ofMillis(300)).atMost(java.time.Duration.ofSeconds(10)).until(() -> {
+                    List<ProcessHandle> now = server.processTree();
+                    return now.size() == frozen.size() && now.stream().allMatch(ServerProcessTest::frozen);
+                });
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("the tree did not stay frozen after pause " + (i + 1) + ": " + frozen.size()
+                        + " processes then, now " + describe(server.processTree()), e);
+            }
             server.resume();
         }
+    }
+
+    private static boolean frozen(ProcessHandle p) {
+        char state = ProcessTree.state(p.pid());
+        return state == 'T' || state == 't' || !ProcessTree.isRunning(p);
+    }
+
+    /** pid:state for the processes that are not frozen, for a failure message. */
+    private static String describe(List<ProcessHandle> processes) {
+        StringBuilder sb = new StringBuilder();
+        for (ProcessHandle p : processes) {
+            if (!frozen(p)) {
+                sb.append(p.pid()).append(':').append(ProcessTree.state(p.pid())).append(' ');
+            }
+        }
+        return processes.size() + " processes, not frozen: [" + sb.toString().trim() + "]";
     }
 
     @Test
