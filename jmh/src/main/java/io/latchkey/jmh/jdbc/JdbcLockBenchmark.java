@@ -16,8 +16,8 @@ import io.latchkey.jdbc.JdbcMode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Iterator;
 import java.util.Locale;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -208,7 +208,7 @@ public class JdbcLockBenchmark {
                 return raw.sessionHandoff(c, shared, owner);
             }
         }
-        long backoffNanos = TimeUnit.MILLISECONDS.toNanos(1);
+        Iterator<Duration> backoff = waiting.retry().delays(); // the jittered 1-20 ms backoff Latchkey is given
         for (;;) {
             try (Connection c = db.pool.getConnection()) {
                 long token = raw.tryLease(c, shared, owner);
@@ -217,9 +217,7 @@ public class JdbcLockBenchmark {
                     return token;
                 }
             }
-            long half = backoffNanos / 2;
-            TimeUnit.NANOSECONDS.sleep(half + ThreadLocalRandom.current().nextLong(half + 1));
-            backoffNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(20), backoffNanos * 2);
+            TimeUnit.NANOSECONDS.sleep(backoff.next().toNanos());
         }
     }
 }

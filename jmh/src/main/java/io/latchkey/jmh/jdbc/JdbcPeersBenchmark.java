@@ -13,8 +13,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Iterator;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
@@ -175,16 +175,14 @@ public class JdbcPeersBenchmark {
     @Threads(8)
     public int shedlock_handoff_8threads() throws InterruptedException {
         LockConfiguration config = new LockConfiguration(Instant.now(), shared, LEASE, Duration.ZERO);
-        long backoffNanos = TimeUnit.MILLISECONDS.toNanos(1);
+        Iterator<Duration> backoff = waiting.retry().delays(); // the jittered 1-20 ms backoff Latchkey is given
         for (;;) {
             Optional<SimpleLock> lock = shedlock.lock(config);
             if (lock.isPresent()) {
                 lock.get().unlock();
                 return 1;
             }
-            long half = backoffNanos / 2;
-            TimeUnit.NANOSECONDS.sleep(half + ThreadLocalRandom.current().nextLong(half + 1));
-            backoffNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(20), backoffNanos * 2);
+            TimeUnit.NANOSECONDS.sleep(backoff.next().toNanos());
         }
     }
 

@@ -188,59 +188,7 @@ final class RawSql {
      * statement, MariaDB's GET_LOCK with a timeout, H2's row lock with a lock timeout; then the release.
      */
     long sessionHandoff(Connection c, String name, String owner) throws SQLException {
-        long token;
-        switch (dialect) {
-            case POSTGRESQL -> {
-                long key = key(name);
-                try (PreparedStatement ps = c.prepareStatement(waitingAcquire)) {
-                    ps.setLong(1, key);
-                    ps.setString(2, "");
-                    ps.setString(3, name);
-                    ps.setString(4, owner);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        token = rs.next() ? rs.getLong(1) : -1;
-                    }
-                }
-                try (PreparedStatement ps = c.prepareStatement(release)) {
-                    ps.setLong(1, key);
-                    ps.executeQuery().close();
-                }
-            }
-            case MARIADB -> {
-                String lockName = "raw_" + Long.toHexString(key(name));
-                try (PreparedStatement ps = c.prepareStatement(waitingAcquire, Statement.RETURN_GENERATED_KEYS)) {
-                    ps.setBytes(1, new byte[0]);
-                    ps.setBytes(2, name.getBytes(StandardCharsets.UTF_8));
-                    ps.setString(3, owner);
-                    ps.setString(4, lockName);
-                    ps.executeUpdate();
-                    try (ResultSet k = ps.getGeneratedKeys()) {
-                        token = k.next() ? k.getLong(1) : -1;
-                    }
-                }
-                try (PreparedStatement ps = c.prepareStatement(release)) {
-                    ps.setString(1, lockName);
-                    ps.executeQuery().close();
-                }
-            }
-            default -> {
-                try (Statement st = c.createStatement()) {
-                    st.execute("SET LOCK_TIMEOUT 60000");
-                }
-                c.setAutoCommit(false);
-                try (PreparedStatement ps = c.prepareStatement(acquire)) {
-                    ps.setString(1, owner);
-                    ps.setString(2, "");
-                    ps.setString(3, name);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        token = rs.next() ? rs.getLong(1) : -1;
-                    }
-                } finally {
-                    c.rollback();
-                    c.setAutoCommit(true);
-                }
-            }
-        }
+        long token = session(c, name, owner, true);
         if (token < 0) {
             throw new IllegalStateException("raw waiting acquire of " + name + " did not get the lock");
         }
@@ -248,15 +196,26 @@ final class RawSql {
     }
 
     private long sessionCycle(Connection c, String name, String owner) throws SQLException {
+        return session(c, name, owner, false);
+    }
+
+    /** Session mode's acquire (trying, or waiting in the database) and release; the token, or -1 if not taken. */
+    private long session(Connection c, String name, String owner, boolean wait) throws SQLException {
         long token;
         switch (dialect) {
             case POSTGRESQL -> {
                 long key = key(name);
-                try (PreparedStatement ps = c.prepareStatement(acquire)) {
-                    ps.setString(1, "");
-                    ps.setString(2, name);
-                    ps.setString(3, owner);
-                    ps.setLong(4, key);
+                try (PreparedStatement ps = c.prepareStatement(wait ? waitingAcquire : acquire)) {
+                    int i = 1;
+                    if (wait) {
+                        ps.setLong(i++, key); // the waiting form takes the lock in a CTE before the INSERT
+                    }
+                    ps.setString(i++, "");
+                    ps.setString(i++, name);
+                    ps.setString(i++, owner);
+                    if (!wait) {
+                        ps.setLong(i, key);
+                    }
                     try (ResultSet rs = ps.executeQuery()) {
                         token = rs.next() ? rs.getLong(1) : -1;
                     }
@@ -268,7 +227,7 @@ final class RawSql {
             }
             case MARIADB -> {
                 String lockName = "raw_" + Long.toHexString(key(name));
-                try (PreparedStatement ps = c.prepareStatement(acquire, Statement.RETURN_GENERATED_KEYS)) {
+                try (PreparedStatement ps = c.prepareStatement(wait ? waitingAcquire : acquire, Statement.RETURN_GENERATED_KEYS)) {
                     ps.setBytes(1, new byte[0]);
                     ps.setBytes(2, name.getBytes(StandardCharsets.UTF_8));
                     ps.setString(3, owner);
@@ -284,6 +243,11 @@ final class RawSql {
                 }
             }
             default -> {
+                if (wait) {
+                    try (Statement st = c.createStatement()) {
+                        st.execute("SET LOCK_TIMEOUT 60000");
+                    }
+                }
                 c.setAutoCommit(false);
                 try (PreparedStatement ps = c.prepareStatement(acquire)) {
                     ps.setString(1, owner);
