@@ -1,0 +1,91 @@
+package io.latchkey.spi;
+
+import io.latchkey.BackendUnavailableException;
+import java.time.Duration;
+
+/**
+ * The one-line errors every backend gives when it cannot use its store, written once so that every scheme
+ * reads the same and a user can search for the first line:
+ * <ul>
+ *   <li>{@code cannot reach redis://host:6379 within 5s: connection refused}</li>
+ *   <li>{@code authentication failed at redis://host:6379: WRONGPASS invalid username-password pair}</li>
+ *   <li>{@code the server at host:6379 did not answer as Redis (redis://host:6379): Unknown reply: <}</li>
+ * </ul>
+ * Every target is passed through {@link Redaction#redact(String)}, and every reason through
+ * {@link Redaction#scrub}, so no password reaches the message. Messages are one line: line breaks in a
+ * third party's reason are folded into spaces.
+ */
+public final class StoreErrors {
+    /** The setting every scheme accepts for the time allowed to reach the store. */
+    public static final String CONNECT_TIMEOUT = "connectTimeout";
+    /** Its default: a store that cannot be reached is reported within five seconds. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+
+    private StoreErrors() {
+    }
+
+    /** {@code cannot reach <target> within <timeout>: <reason>}; lock name may be {@code null}. */
+    public static BackendUnavailableException cannotReach(String target, Duration timeout, String reason,
+            String lockName, Throwable cause) {
+        String shown = Redaction.redact(target);
+        return new BackendUnavailableException("cannot reach " + shown + " within " + format(timeout) + ": "
+                + oneLine(Redaction.redact(reason)), lockName, shown, cause);
+    }
+
+    /** {@code authentication failed at <target>: <reason>}; lock name may be {@code null}. */
+    public static BackendUnavailableException authenticationFailed(String target, String reason, String lockName,
+            Throwable cause) {
+        String shown = Redaction.redact(target);
+        return new BackendUnavailableException("authentication failed at " + shown + ": "
+                + oneLine(Redaction.redact(reason)), lockName, shown, cause);
+    }
+
+    /** {@code the server at <host:port> did not answer as <product> (<target>): <reason>}. */
+    public static BackendUnavailableException notThatServer(String hostPort, String product, String target,
+            String reason, String lockName, Throwable cause) {
+        String shown = Redaction.redact(target);
+        return new BackendUnavailableException("the server at " + hostPort + " did not answer as " + product
+                + " (" + shown + "): " + oneLine(Redaction.redact(reason)), lockName, shown, cause);
+    }
+
+    /** A duration the way people write it: {@code 250ms}, {@code 5s}, {@code 1.5s}, {@code 1m30s}, {@code 1h}. */
+    public static String format(Duration d) {
+        if (d == null) {
+            return "?";
+        }
+        long ms = d.toMillis();
+        if (ms < 1000) {
+            return ms + "ms";
+        }
+        if (ms < 60_000) {
+            return ms % 1000 == 0 ? (ms / 1000) + "s" : stripZeros(ms / 1000.0) + "s";
+        }
+        long h = ms / 3_600_000;
+        long m = (ms / 60_000) % 60;
+        long s = (ms / 1000) % 60;
+        StringBuilder sb = new StringBuilder();
+        if (h > 0) {
+            sb.append(h).append('h');
+        }
+        if (m > 0) {
+            sb.append(m).append('m');
+        }
+        if (s > 0) {
+            sb.append(s).append('s');
+        }
+        return sb.toString();
+    }
+
+    /** A reason on one line: line breaks and runs of white space become one space; blank becomes "no reason given". */
+    public static String oneLine(String reason) {
+        if (reason == null || reason.isBlank()) {
+            return "no reason given";
+        }
+        return reason.strip().replaceAll("\\s*[\\r\\n]+\\s*", " ");
+    }
+
+    private static String stripZeros(double v) {
+        String s = Double.toString(v);
+        return s.endsWith(".0") ? s.substring(0, s.length() - 2) : s;
+    }
+}
