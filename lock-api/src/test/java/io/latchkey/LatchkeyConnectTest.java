@@ -74,6 +74,20 @@ class LatchkeyConnectTest {
     }
 
     @Test
+    @DisplayName("a backend whose description carries a password: the core shows it redacted everywhere")
+    void backendDescriptionIsRedacted() {
+        var leaky = new io.latchkey.testing.ForwardingBackend(new io.latchkey.mem.MemoryStore().newBackend()) {
+            @Override public String description() { return "redis://s3cretPw@db.example:6379?password=hunter22"; }
+        };
+        LockClient c = Latchkey.client(leaky);
+        assertThat(c.backend()).isEqualTo("redis://***@db.example:6379?password=***");
+        assertThat(c.toString()).doesNotContain("s3cretPw").doesNotContain("hunter22");
+        c.close();
+        assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> c.lock("x"))
+                .withMessageContaining("redis://***@db.example:6379").withMessageNotContaining("s3cretPw");
+    }
+
+    @Test
     void requiredFairnessIsCheckedAgainstCapabilities() {
         try (LockClient c = Latchkey.connect("mem:")) {
             assertThat(c.capabilities()).contains(Capability.FAIR);
