@@ -56,6 +56,11 @@ class LatchkeyConnectTest {
                 .withMessageContaining("malformed");
         assertThatIllegalArgumentException().isThrownBy(() -> Latchkey.connect("mem:", Map.of("table", "t")))
                 .withMessageContaining("takes no settings");
+        try (LockClient odd = Latchkey.connect("mem:x?password=hunter22")) {
+            assertThat(odd.backend()).as("an opaque mem: name is taken whole, and shown redacted").isEqualTo("mem:x?password=***");
+        }
+        assertThatIllegalArgumentException().isThrownBy(() -> Latchkey.connect("mem://u:hunter22@h/x"))
+                .withMessageNotContaining("hunter22");
     }
 
     @Test
