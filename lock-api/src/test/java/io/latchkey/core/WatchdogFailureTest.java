@@ -131,14 +131,15 @@ class WatchdogFailureTest {
     @Test
     @DisplayName("a wall clock that throws: renewals failing with exceptions end in RENEWAL_FAILED before validity ends, with the cause")
     void throwingWallClockRenewalsFail() throws Exception {
-        Duration lease = Duration.ofMillis(1500);
+        // the loss is due 500 ms (the core's largest guard) before validity ends: a lease long enough for that guard
+        Duration lease = Duration.ofSeconds(5);
         LockHandle h = client.lock("failing", LockOptions.builder().lease(lease).build()).tryAcquire().orElseThrow();
         long leaseEnd = System.nanoTime() + lease.toNanos();
         RuntimeException outage = new io.latchkey.BackendUnavailableException("store unreachable (expected in this test)", "failing", "mem:", null);
         backend.renew = (g, l) -> {
             throw outage;
         };
-        LockLoss loss = lostPromptly(h);
+        LockLoss loss = h.lost().toCompletableFuture().get(lease.getSeconds() + PROMPT_SECONDS, TimeUnit.SECONDS);
         long seen = System.nanoTime();
         assertThat(loss.reason()).isEqualTo(LockLoss.Reason.RENEWAL_FAILED);
         assertThat(loss.cause()).isSameAs(outage);
