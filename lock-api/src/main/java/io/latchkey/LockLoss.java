@@ -10,9 +10,12 @@ import java.util.Optional;
  * @param name   the lock's name
  * @param token  the fencing token of the grant that was lost
  * @param reason the cause
- * @param at     when the loss was detected (wall clock, for display only)
+ * @param at     when the loss was detected (wall clock, for display only; if the backend's clock could not be
+ *               read, the system clock's reading, or {@link Instant#EPOCH} if neither could be read)
  * @param detail a human-readable explanation
- * @param cause  the underlying error, if any (for example the last failed renewal), else {@code null}
+ * @param cause  the underlying error, if any (the last failed renewal; or whatever was thrown inside the
+ *               watchdog, an {@link Error} included, which ends the grant at once as {@code RENEWAL_FAILED}),
+ *               else {@code null}
  */
 public record LockLoss(String name, long token, Reason reason, Instant at, String detail, Throwable cause) {
 

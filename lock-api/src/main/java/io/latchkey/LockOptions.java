@@ -27,6 +27,8 @@ public final class LockOptions {
     private final Duration lease;
     private final boolean autoRenew;
     private final Duration renewInterval;
+    /** The renew interval as the user set it, or null if it is derived from the lease (and must follow it). */
+    private final Duration renewIntervalSet;
     private final Duration maxHold;
     private final RetryStrategy retry;
     private final Reentrancy reentrancy;
@@ -35,6 +37,7 @@ public final class LockOptions {
     private LockOptions(Builder b) {
         this.lease = b.lease;
         this.autoRenew = b.autoRenew;
+        this.renewIntervalSet = b.renewInterval;
         this.renewInterval = b.renewInterval != null ? b.renewInterval : b.lease.dividedBy(3);
         this.maxHold = b.maxHold;
         this.retry = b.retry;
@@ -51,11 +54,16 @@ public final class LockOptions {
         return new Builder();
     }
 
+    /**
+     * A builder holding these options. A value that was derived rather than set stays derived: the renew
+     * interval of options built without one follows the lease set on this builder (lease/3), exactly as with
+     * {@link #builder()}; one that was set explicitly is kept (unless it no longer fits a shorter lease).
+     */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.lease = lease;
         b.autoRenew = autoRenew;
-        b.renewInterval = renewInterval;
+        b.renewInterval = renewIntervalSet;
         b.maxHold = maxHold;
         b.retry = retry;
         b.reentrancy = reentrancy;
@@ -67,6 +75,7 @@ public final class LockOptions {
 
     public boolean autoRenew() { return autoRenew; }
 
+    /** How often auto-renewal runs: as set, or lease/3 when not set. */
     public Duration renewInterval() { return renewInterval; }
 
     public Optional<Duration> maxHold() { return Optional.ofNullable(maxHold); }
@@ -80,6 +89,7 @@ public final class LockOptions {
     @Override
     public String toString() {
         return "LockOptions[lease=" + lease + ", autoRenew=" + autoRenew + ", renewInterval=" + renewInterval
+                + (renewIntervalSet == null ? " (lease/3)" : "")
                 + ", maxHold=" + (maxHold == null ? "none" : maxHold) + ", reentrancy=" + reentrancy
                 + ", fairness=" + fairness + "]";
     }
@@ -97,7 +107,10 @@ public final class LockOptions {
         private Builder() {
         }
 
-        /** Lease of each grant: positive, at most 365 days. Resets a renew interval that no longer fits. */
+        /**
+         * Lease of each grant: positive, at most 365 days. A renew interval that was not set follows it
+         * (lease/3); one that was set and is not shorter than the new lease is dropped, so it follows too.
+         */
         public Builder lease(Duration lease) {
             this.lease = Durations.requireLease(lease, "lease");
             if (renewInterval != null && renewInterval.compareTo(lease) >= 0) {
@@ -111,9 +124,12 @@ public final class LockOptions {
             return this;
         }
 
-        /** How often auto-renewal runs: positive and shorter than the lease (checked by {@link #build()}). */
+        /**
+         * How often auto-renewal runs: positive and shorter than the lease (checked by {@link #build()});
+         * {@code null} for the default, lease/3, which then follows the lease.
+         */
         public Builder renewInterval(Duration renewInterval) {
-            this.renewInterval = Durations.requireLease(renewInterval, "renewInterval");
+            this.renewInterval = renewInterval == null ? null : Durations.requireLease(renewInterval, "renewInterval");
             return this;
         }
 

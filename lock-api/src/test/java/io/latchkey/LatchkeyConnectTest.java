@@ -36,8 +36,8 @@ class LatchkeyConnectTest {
                 .withMessageContaining("No Latchkey backend serves scheme 'redis'")
                 .withMessageContaining("Schemes found: [mem]")
                 .withMessageContaining("Add the dependency io.latchkey:lock-redis")
-                .withMessageContaining("Provider io.latchkey.testing.ExplodingProvider failed to load")
-                .withMessageContaining("simulated missing native library")
+                .withMessageContaining("Latchkey backend provider io.latchkey.testing.ExplodingProvider (schemes unknown "
+                        + "until it loads; listed in test-classes) failed to load: IllegalStateException: simulated missing native library")
                 .withMessageNotContaining("s3cret");
         assertThatExceptionOfType(LockException.class).isThrownBy(() -> Latchkey.connect("jdbc:postgresql://db/app?password=hunter2"))
                 .withMessageContaining("scheme 'jdbc:postgresql'")
@@ -56,6 +56,11 @@ class LatchkeyConnectTest {
                 .withMessageContaining("malformed");
         assertThatIllegalArgumentException().isThrownBy(() -> Latchkey.connect("mem:", Map.of("table", "t")))
                 .withMessageContaining("takes no settings");
+        try (LockClient odd = Latchkey.connect("mem:x?password=hunter22")) {
+            assertThat(odd.backend()).as("an opaque mem: name is taken whole, and shown redacted").isEqualTo("mem:x?password=***");
+        }
+        assertThatIllegalArgumentException().isThrownBy(() -> Latchkey.connect("mem://u:hunter22@h/x"))
+                .withMessageNotContaining("hunter22");
     }
 
     @Test
@@ -71,6 +76,20 @@ class LatchkeyConnectTest {
         }
         assertThatIllegalArgumentException().isThrownBy(() -> Latchkey.connect("mem:", Map.of("latchkey.provider", "no.such.Provider")))
                 .withMessageContaining("no.such.Provider could not be loaded");
+    }
+
+    @Test
+    @DisplayName("a backend whose description carries a password: the core shows it redacted everywhere")
+    void backendDescriptionIsRedacted() {
+        var leaky = new io.latchkey.testing.ForwardingBackend(new io.latchkey.mem.MemoryStore().newBackend()) {
+            @Override public String description() { return "redis://s3cretPw@db.example:6379?password=hunter22"; }
+        };
+        LockClient c = Latchkey.client(leaky);
+        assertThat(c.backend()).isEqualTo("redis://***@db.example:6379?password=***");
+        assertThat(c.toString()).doesNotContain("s3cretPw").doesNotContain("hunter22");
+        c.close();
+        assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> c.lock("x"))
+                .withMessageContaining("redis://***@db.example:6379").withMessageNotContaining("s3cretPw");
     }
 
     @Test

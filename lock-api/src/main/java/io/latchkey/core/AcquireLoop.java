@@ -211,6 +211,6 @@ final class AcquireLoop {
                                                            RuntimeException last) {
         return new BackendUnavailableException("Could not acquire lock " + LockNames.quote(name) + " on " + c.backend()
                 + ": the store could not be used (" + attempts + " attempts in " + Duration.ofNanos(System.nanoTime() - begin)
-                + "); last error: " + last.getMessage(), name, c.backend(), last);
+                + "); last error: " + io.latchkey.spi.Redaction.redact(last.getMessage()), name, c.backend(), last);
     }
 }

@@ -31,7 +31,7 @@ final class CoreHandle implements LockHandle {
 
     @Override public String owner() { return held.grant.owner(); }
 
-    @Override public Instant acquiredAt() { return held.acquiredAt; }
+    @Override public Instant acquiredAt() { return held.acquiredAt(); }
 
     @Override public Instant validUntil() { return held.validUntil(); }
 

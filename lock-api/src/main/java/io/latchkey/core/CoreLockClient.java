@@ -12,6 +12,7 @@ import io.latchkey.LockOptions;
 import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.LockBackend;
+import io.latchkey.spi.Redaction;
 import io.latchkey.spi.TimeSource;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -65,7 +66,8 @@ public final class CoreLockClient implements LockClient {
         }
         this.backend = backend;
         this.time = backend.timeSource();
-        this.description = backend.description();
+        // a backend must not put a password in its description; should one do so, it still goes no further
+        this.description = Redaction.redact(backend.description());
         Set<Capability> caps = backend.capabilities();
         this.capabilities = caps.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(caps));
         this.owners = new OwnerIds(ownerLabel);
@@ -199,7 +201,7 @@ public final class CoreLockClient implements LockClient {
     void releaseQuietly(Grant grant) {
         try {
             backend.release(grant);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) { // NOPMD: best effort, often on a worker thread nobody watches
             log.debug("Best-effort release of lock '{}' on {} failed; it expires by its lease", grant.name(), description, e);
         }
     }
@@ -224,7 +226,7 @@ public final class CoreLockClient implements LockClient {
         }
         try {
             executors.async.execute(() -> f.complete(loss));
-        } catch (RejectedExecutionException closing) {
+        } catch (RejectedExecutionException | Error noThread) { // closing, or no thread to be had: complete here
             f.complete(loss);
         }
     }

@@ -35,6 +35,17 @@ import org.slf4j.LoggerFactory;
  * - validUntilNanos only moves forward (max of concurrent renewals, each counted from its own start).
  * - The lost() future is created lazily (most grants are never lost); `loss` is written before the future
  *   is read, and the future before `loss` is read, so one of the two sides always completes it.
+ * - Nothing that goes wrong inside the watchdog may delay the loss signal. A RuntimeException from the
+ *   store's renew is an outage: retried until validity runs out, then RENEWAL_FAILED with it as the cause.
+ *   Any other Throwable in a timer task or a background renewal (an Error from the store call, a TimeSource
+ *   that throws, a bug) ends the grant at once as RENEWAL_FAILED with that Throwable as the cause: the
+ *   watchdog can no longer be trusted to keep the grant or to time its end. An Error from a renewal the user
+ *   asked for does the same before it reaches the user.
+ * - Once markLost has made the transition, every later step (forget, leave the gate, complete the future,
+ *   log, listeners, best-effort release) runs even if an earlier one throws.
+ * - No wall clock on the acquire, renewal or loss path: validity is monotonic (time.nanoTime()); an Instant
+ *   is for display only. acquiredAt and validUntil are computed when asked for; LockLoss.at is read through
+ *   WallClock, which cannot fail.
  */
 final class HeldLock {
     private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
@@ -56,12 +67,13 @@ final class HeldLock {
     final Grant grant;
     final LockOptions options;
     final Thread reentrantOwner; // null unless PER_THREAD
-    final Instant acquiredAt;
     final CoreHandle primary;
 
     private final LocalGates.Gate gate;
     private final TimeSource time;
     private final long startNanos;
+    private final long grantedNanos;
+    private final java.util.concurrent.atomic.AtomicReference<Instant> acquiredAt = new java.util.concurrent.atomic.AtomicReference<>();
     private final long maxHoldEndNanos;
     private final long guardNanos;
     private final AtomicInteger holds = new AtomicInteger(1);
@@ -88,7 +100,7 @@ final class HeldLock {
         this.gate = gate;
         this.time = client.time;
         this.startNanos = startNanos;
-        this.acquiredAt = time.now();
+        this.grantedNanos = time.nanoTime();
         this.reentrantOwner = reentrantOwner;
         this.validUntilNanos = grant.validUntilNanos();
         this.maxHoldEndNanos = options.maxHold().map(d -> saturatedAdd(startNanos, d.toNanos())).orElse(Long.MAX_VALUE);
@@ -137,6 +149,18 @@ final class HeldLock {
         return left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
     }
 
+    /** When this grant was made, on the wall clock: computed on first request (display only), then fixed. */
+    Instant acquiredAt() {
+        Instant a = acquiredAt.get();
+        if (a == null) {
+            Instant now = time.now();
+            acquiredAt.compareAndSet(null, now.minusNanos(time.nanoTime() - grantedNanos));
+            a = acquiredAt.get();
+        }
+        return a;
+    }
+
+    /** Until when the grant is valid, on the wall clock (display only; validity itself is monotonic). */
     Instant validUntil() {
         long v = validUntilNanos;
         if (v == Long.MAX_VALUE) {
@@ -205,11 +229,26 @@ final class HeldLock {
         if (capped == null) {
             return false; // max hold reached: the loss timer reports EXPIRED
         }
-        RenewResult result = client.backend.renew(grant, capped);
+        RenewResult result;
+        try {
+            result = client.backend.renew(grant, capped);
+        } catch (Error e) {
+            markLostAtOnce("renewal", e);
+            throw e;
+        }
         return applyRenewal(result, start, false, capped != lease);
     }
 
+    /** Runs on a worker: one background renewal; whatever it throws ends the grant at once (see the note on top). */
     private void renewInBackground() {
+        try {
+            renewOnce();
+        } catch (Throwable e) { // NOPMD: an Error or a broken clock must end the grant, not a worker thread
+            markLostAtOnce("background renewal", e);
+        }
+    }
+
+    private void renewOnce() {
         long start = time.nanoTime();
         Duration lease = capByMaxHold(options.lease(), start);
         if (lease == null) {
@@ -226,7 +265,7 @@ final class HeldLock {
         RenewResult result;
         try {
             result = client.backend.renew(grant, lease);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException e) { // an outage: retried until validity runs out (Errors end the grant at once)
             log.debug("Renewal of lock '{}' on {} failed; retrying until its validity runs out", name(), client.backend(), e);
             stateLock.lock();
             try {
@@ -356,8 +395,16 @@ final class HeldLock {
         }
     }
 
-    /** Runs on the scheduler thread: decides, never does I/O. */
+    /** Runs on the scheduler thread: decides, never does I/O; whatever it throws ends the grant at once. */
     private void onTimer() {
+        try {
+            checkDeadlines();
+        } catch (Throwable e) { // NOPMD: a timer task that fails must not leave the grant unwatched
+            markLostAtOnce("the watchdog", e);
+        }
+    }
+
+    private void checkDeadlines() {
         LockLoss.Reason lossReason = null;
         String detail = null;
         Throwable cause = null;
@@ -379,7 +426,7 @@ final class HeldLock {
                     lossReason = LockLoss.Reason.RENEWAL_FAILED;
                     cause = lastRenewalFailure;
                     detail = cause == null ? "no renewal succeeded before the lease ran out"
-                            : "renewals failed until the lease ran out: " + cause.getMessage();
+                            : "renewals failed until the lease ran out: " + describe(cause);
                 }
             } else {
                 if (options.autoRenew() && !renewalInFlight && now - nextRenewNanos >= 0 && maxHoldEndNanos - now > 0) {
@@ -402,7 +449,15 @@ final class HeldLock {
 
     // ---------------------------------------------------------------- loss
 
-    /** Ends the grant as lost; false if it had already ended. */
+    /** A failure inside the watchdog: the grant cannot be kept or timed any more, so it ends now, with the cause. */
+    private void markLostAtOnce(String where, Throwable failure) {
+        if (markLost(LockLoss.Reason.RENEWAL_FAILED, where + " failed with " + describe(failure)
+                + "; the lock is reported lost at once rather than when its validity ends", failure)) {
+            log.debug("Why lock '{}' (token {}) was reported lost", name(), grant.fencingToken(), failure);
+        }
+    }
+
+    /** Ends the grant as lost; false if it had already ended. Cannot fail before the loss is reported. */
     boolean markLost(LockLoss.Reason reason, String detail, Throwable cause) {
         stateLock.lock();
         try {
@@ -414,20 +469,33 @@ final class HeldLock {
         } finally {
             stateLock.unlock();
         }
-        LockLoss l = new LockLoss(name(), grant.fencingToken(), reason, time.now(), detail, cause);
+        LockLoss l = new LockLoss(name(), grant.fencingToken(), reason, WallClock.forDisplay(time), detail, cause);
         loss = l;
-        client.forget(this);
-        leaveGate();
-        log.warn("Lock '{}' (token {}) on {} was lost: {} - {}", name(), grant.fencingToken(), client.backend(), reason, detail);
-        CompletableFuture<LockLoss> f = lostFuture;
-        if (f != null) {
-            client.completeOffTimerThread(f, l);
-        }
-        client.listeners.lost(l);
-        if (reason == LockLoss.Reason.RENEWAL_FAILED || reason == LockLoss.Reason.EXPIRED) {
-            client.releaseQuietlyInBackground(grant);
+        try {
+            client.forget(this);
+            leaveGate();
+        } finally {
+            CompletableFuture<LockLoss> f = lostFuture;
+            if (f != null) {
+                client.completeOffTimerThread(f, l);
+            }
+            try {
+                log.warn("Lock '{}' (token {}) on {} was lost: {} - {}", name(), grant.fencingToken(), client.backend(), reason, detail);
+                client.listeners.lost(l);
+            } finally {
+                if (reason == LockLoss.Reason.RENEWAL_FAILED || reason == LockLoss.Reason.EXPIRED) {
+                    client.releaseQuietlyInBackground(grant);
+                }
+            }
         }
         return true;
+    }
+
+    /** A failure on one line, for a loss detail: its type and its message, with any password removed. */
+    private static String describe(Throwable t) {
+        String message = t.getMessage();
+        return t.getClass().getSimpleName() + (message == null || message.isBlank() ? ""
+                : ": " + io.latchkey.spi.StoreErrors.oneLine(io.latchkey.spi.Redaction.redact(message)));
     }
 
     CompletionStage<LockLoss> lost() {

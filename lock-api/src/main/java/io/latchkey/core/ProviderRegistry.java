@@ -6,13 +6,12 @@ import io.latchkey.spi.LockBackendProvider;
 import io.latchkey.spi.Redaction;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.URL;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.ServiceConfigurationError;
-import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,9 +20,13 @@ import org.slf4j.LoggerFactory;
  * Finds the backend provider for a URI, in the manner of SLF4J 2's provider discovery:
  * - an explicit override wins: the setting or system property `latchkey.provider` names a provider class;
  * - otherwise every provider on the class path is loaded through ServiceLoader, each one separately, so a
- *   provider that fails to load is reported by name (and logged) without hiding the others;
- * - when no provider serves the scheme, the error lists the schemes that were found, the providers that
- *   failed, and the artifact that serves the scheme.
+ *   provider that fails to load is reported by name (and logged, one line) without hiding the others
+ *   (ProviderDiscovery finds the class and the real cause, which ServiceLoader's messages do not give);
+ * - the user is told which of three situations they are in, because each needs a different fix:
+ *   the provider for the scheme is present and create() fails (its own error: bad settings, TLS,
+ *   unreachable); the provider for the scheme is present but failed to load (the class and the cause, never
+ *   "add the dependency"); no provider serves the scheme (the artifact to add, or, if that artifact is there
+ *   in a version that does not serve the scheme, that).
  */
 public final class ProviderRegistry {
     /** Setting or system property naming a provider class to use regardless of discovery. */
@@ -37,8 +40,64 @@ public final class ProviderRegistry {
     private ProviderRegistry() {
     }
 
-    /** A provider that was found, or one that failed to load and why. */
-    public record Discovered(LockBackendProvider provider, String failedName, Throwable failure) {
+    /**
+     * A provider that was found, or one that failed to load and why.
+     *
+     * @param provider   the provider, or {@code null} if it failed to load
+     * @param failedName the class that failed to load, or {@code null} when not even that is known
+     * @param failure    why it failed (the error as thrown), or {@code null} for a loaded provider
+     * @param listedIn   the META-INF/services file that names the failed class, when known
+     */
+    public record Discovered(LockBackendProvider provider, String failedName, Throwable failure, URL listedIn) {
+
+        public Discovered(LockBackendProvider provider, String failedName, Throwable failure) {
+            this(provider, failedName, failure, null);
+        }
+
+        /**
+         * The schemes this provider serves. For one that failed to load: the schemes Latchkey knows its class
+         * would have served (its own backends, by package), else empty.
+         */
+        public Set<String> schemes() {
+            if (provider != null) {
+                return provider.schemes();
+            }
+            return KnownProviders.forProviderClass(failedName).map(KnownProviders.Artifact::schemes).orElse(Set.of());
+        }
+
+        /**
+         * For a provider that failed to load, one sentence: the class, the schemes it would have served (or
+         * where it is listed), and the real cause. For example {@code Latchkey backend provider
+         * io.latchkey.etcd.EtcdBackendProvider (schemes etcd, etcds; io.latchkey:lock-etcd) failed to load: a class
+         * it needs, io.etcd.jetcd.Client, is not on the class path (NoClassDefFoundError)}.
+         */
+        public String failureSentence() {
+            if (provider != null) {
+                return "Latchkey backend provider " + provider.getClass().getName() + " loaded";
+            }
+            String cause = ProviderDiscovery.rootCause(failedName, failure);
+            if (failedName == null) {
+                return "A Latchkey backend provider failed to load: " + cause;
+            }
+            return "Latchkey backend provider " + failedName + " (" + origin() + ") failed to load: " + cause;
+        }
+
+        private String origin() {
+            var artifact = KnownProviders.forProviderClass(failedName);
+            if (artifact.isPresent()) {
+                return "schemes " + String.join(", ", new TreeSet<>(artifact.get().schemes())) + "; "
+                        + artifact.get().coordinates();
+            }
+            return "schemes unknown until it loads" + (listedIn == null ? "" : "; listed in " + jarOf(listedIn));
+        }
+
+        private static String jarOf(URL servicesFile) {
+            String s = servicesFile.toString();
+            int bang = s.indexOf("!/");
+            String path = bang >= 0 ? s.substring(0, bang) : s.substring(0, Math.max(0, s.length() - ProviderDiscovery.SERVICE_FILE.length()));
+            String trimmed = path.replaceAll("/+$", "");
+            return trimmed.substring(trimmed.lastIndexOf('/') + 1);
+        }
     }
 
     /** The scheme of a Latchkey URI: {@code redis}, {@code mem}; {@code jdbc:postgresql} for JDBC URLs. */
@@ -59,40 +118,25 @@ public final class ProviderRegistry {
         return scheme;
     }
 
-    /** The artifact that serves a scheme, for the "add this dependency" hint. */
+    /** The artifact that serves a scheme, for the "add this dependency" hint; null if not one of Latchkey's. */
     static String artifactFor(String scheme) {
-        if (scheme.startsWith("jdbc:")) {
-            return "io.latchkey:lock-jdbc";
-        }
-        return switch (scheme) {
-            case "mem" -> "io.latchkey:lock-api";
-            case "redis", "rediss", "redlock" -> "io.latchkey:lock-redis";
-            case "zookeeper", "zk" -> "io.latchkey:lock-zookeeper";
-            case "etcd", "etcds" -> "io.latchkey:lock-etcd";
-            default -> null;
-        };
+        return KnownProviders.forScheme(scheme).map(KnownProviders.Artifact::coordinates).orElse(null);
     }
 
-    /** Every provider on the class path, loaded one by one; failures are kept, not thrown. */
+    /**
+     * Every provider on the class path (and module path), loaded one by one; failures are kept, not thrown,
+     * each with the class that failed and the real cause (see {@link Discovered#failureSentence()}).
+     */
     public static List<Discovered> discover(ClassLoader loader) {
-        List<Discovered> out = new ArrayList<>();
-        Iterator<LockBackendProvider> it = ServiceLoader.load(LockBackendProvider.class, loader).iterator();
-        for (;;) {
-            try {
-                if (!it.hasNext()) {
-                    break;
-                }
-                out.add(new Discovered(it.next(), null, null));
-            } catch (ServiceConfigurationError e) {
-                String name = failedProviderName(e);
-                log.error("Latchkey backend provider {} failed to load; its schemes are unavailable", name, e);
-                out.add(new Discovered(null, name, e));
-            }
-        }
-        return out;
+        return ProviderDiscovery.discover(loader);
     }
 
-    /** Creates the backend for a URI, choosing the provider as described above. */
+    /**
+     * Creates the backend for a URI, choosing the provider as described above. Three outcomes besides success,
+     * each with its own message: the provider for the scheme is present and its {@code create} fails (its own
+     * error, unchanged: a TLS problem is reported as a TLS problem); the provider for the scheme is present but
+     * failed to load (why it failed); no provider serves the scheme (which artifact to add).
+     */
     public static LockBackend create(String uriText, Map<String, String> settings, ClassLoader loader) {
         if (uriText == null || uriText.isBlank()) {
             throw new IllegalArgumentException("backend URI must not be null or blank; for example mem: or redis://localhost:6379");
@@ -107,17 +151,12 @@ public final class ProviderRegistry {
         backendSettings.keySet().removeAll(CORE_SETTINGS);
         backendSettings = Map.copyOf(backendSettings);
         if (override != null && !override.isBlank()) {
-            return instantiate(override.trim(), loader).create(uri, backendSettings);
+            return createWith(instantiate(override.trim(), loader), scheme, uri, uriText, backendSettings);
         }
         List<Discovered> found = discover(loader);
         LockBackendProvider chosen = null;
-        TreeSet<String> schemes = new TreeSet<>();
         for (Discovered d : found) {
-            if (d.provider() == null) {
-                continue;
-            }
-            schemes.addAll(d.provider().schemes());
-            if (d.provider().schemes().contains(scheme)) {
+            if (d.provider() != null && d.provider().schemes().contains(scheme)) {
                 if (chosen == null) {
                     chosen = d.provider();
                 } else {
@@ -126,26 +165,90 @@ public final class ProviderRegistry {
                 }
             }
         }
-        if (chosen == null) {
-            throw new LockException(noProviderMessage(uriText, scheme, schemes, found), null, Redaction.redact(uriText));
+        if (chosen != null) {
+            return createWith(chosen, scheme, uri, uriText, backendSettings);
         }
-        return chosen.create(uri, backendSettings);
-    }
-
-    private static String noProviderMessage(String uriText, String scheme, TreeSet<String> schemes, List<Discovered> found) {
-        StringBuilder sb = new StringBuilder("No Latchkey backend serves scheme '").append(scheme).append("' (URI ")
-                .append(quoteUri(uriText)).append("). Schemes found: ").append(schemes.isEmpty() ? "none" : schemes).append('.');
         for (Discovered d : found) {
-            if (d.provider() == null) {
-                sb.append(" Provider ").append(d.failedName()).append(" failed to load: ").append(rootMessage(d.failure())).append('.');
+            if (d.provider() == null && d.schemes().contains(scheme)) {
+                throw new LockException(failedToLoadMessage(uriText, scheme, d), null, Redaction.redact(uriText), d.failure());
             }
         }
+        throw new LockException(noProviderMessage(uriText, scheme, found), null, Redaction.redact(uriText));
+    }
+
+    /**
+     * The provider's own error reaches the user unchanged: it knows what is wrong (bad settings, TLS, an
+     * unreachable server). Only a missing class is translated, because its bare name says nothing about which
+     * artifact's dependencies are incomplete.
+     */
+    private static LockBackend createWith(LockBackendProvider provider, String scheme, URI uri, String uriText,
+                                          Map<String, String> settings) {
+        String name = provider.getClass().getName();
+        LockBackend backend;
+        try {
+            backend = provider.create(uri, settings);
+        } catch (LinkageError e) {
+            String artifact = KnownProviders.forProviderClass(name).map(KnownProviders.Artifact::coordinates).orElse(null);
+            throw new LockException("Latchkey backend provider " + name + " for scheme '" + scheme + "' (URI "
+                    + quoteUri(uriText) + ") loaded, but could not create the backend: "
+                    + ProviderDiscovery.rootCause(name, e) + "; put the dependencies of "
+                    + (artifact != null ? artifact : "the artifact that holds " + name) + " on the class path too",
+                    null, Redaction.redact(uriText), e);
+        }
+        if (backend == null) {
+            throw new LockException("Latchkey backend provider " + name + " returned no backend for "
+                    + quoteUri(uriText) + "; LockBackendProvider.create must return a backend or throw",
+                    null, Redaction.redact(uriText));
+        }
+        return backend;
+    }
+
+    private static String failedToLoadMessage(String uriText, String scheme, Discovered failed) {
+        String artifact = KnownProviders.forProviderClass(failed.failedName())
+                .map(KnownProviders.Artifact::coordinates).orElse("its artifact");
+        return "The Latchkey backend for scheme '" + scheme + "' (URI " + quoteUri(uriText) + ") is on the class path, "
+                + "but its provider failed to load. " + failed.failureSentence() + ". Adding the dependency again "
+                + "will not help: make the class path complete (" + artifact + " and its own dependencies, in "
+                + "compatible versions), then connect again.";
+    }
+
+    private static String noProviderMessage(String uriText, String scheme, List<Discovered> found) {
+        TreeSet<String> schemes = new TreeSet<>();
+        List<String> present = new ArrayList<>();
         String artifact = artifactFor(scheme);
-        if (artifact != null) {
+        for (Discovered d : found) {
+            if (d.provider() != null) {
+                schemes.addAll(d.provider().schemes());
+                String name = d.provider().getClass().getName();
+                if (artifact != null && KnownProviders.forProviderClass(name)
+                        .filter(a -> a.coordinates().equals(artifact)).isPresent()) {
+                    present.add(name + " serves " + String.join(", ", new TreeSet<>(d.provider().schemes())));
+                }
+            }
+        }
+        StringBuilder sb = new StringBuilder("No Latchkey backend serves scheme '").append(scheme).append("' (URI ")
+                .append(quoteUri(uriText)).append("). Schemes found: ").append(schemes.isEmpty() ? "none" : schemes).append('.');
+        boolean someFailed = false;
+        for (Discovered d : found) {
+            if (d.provider() == null) {
+                someFailed = true;
+                sb.append(' ').append(d.failureSentence()).append('.');
+            }
+        }
+        if (!present.isEmpty()) {
+            // the artifact is there, an older or newer version of it that does not know this scheme
+            sb.append(' ').append(artifact).append(" is on the class path (").append(String.join("; ", present))
+                    .append(") but does not serve '").append(scheme).append("': use a version of ").append(artifact)
+                    .append(" that does, or one of the schemes it serves.");
+        } else if (artifact != null) {
             sb.append(" Add the dependency ").append(artifact).append(" to the class path.");
         } else {
-            sb.append(" Add the artifact of a provider for this scheme, or set ").append(PROVIDER_OVERRIDE)
-                    .append(" to a LockBackendProvider class name.");
+            sb.append(" Latchkey's own schemes are ").append(String.join(", ", KnownProviders.allSchemes()))
+                    .append(". For another scheme add the artifact of a provider that serves it, or set ")
+                    .append(PROVIDER_OVERRIDE).append(" to a LockBackendProvider class name.");
+            if (someFailed) {
+                sb.append(" If a provider that failed to load above serves '").append(scheme).append("', fix it first.");
+            }
         }
         return sb.toString();
     }
@@ -158,9 +261,15 @@ public final class ProviderRegistry {
                         + LockBackendProvider.class.getName());
             }
             return (LockBackendProvider) type.getDeclaredConstructor().newInstance();
+        } catch (ClassNotFoundException e) {
+            throw new IllegalArgumentException(PROVIDER_OVERRIDE + "=" + className + " could not be loaded: no class of "
+                    + "that name is on the class path; name a LockBackendProvider class, for example "
+                    + "io.latchkey.mem.MemoryBackendProvider", e);
         } catch (ReflectiveOperationException | LinkageError e) {
             throw new IllegalArgumentException(PROVIDER_OVERRIDE + "=" + className
-                    + " could not be loaded: " + rootMessage(e) + "; it needs a public no-argument constructor", e);
+                    + " could not be loaded: " + ProviderDiscovery.rootCause(className, e)
+                    + "; it must be on the class path, implement " + LockBackendProvider.class.getName()
+                    + " and have a public no-argument constructor", e);
         }
     }
 
@@ -177,25 +286,5 @@ public final class ProviderRegistry {
 
     private static String quoteUri(String uri) {
         return "'" + Redaction.redact(uri) + "'";
-    }
-
-    private static String failedProviderName(ServiceConfigurationError e) {
-        // ServiceLoader's message reads "io.latchkey.spi.LockBackendProvider: Provider x.Y could not be instantiated"
-        String msg = String.valueOf(e.getMessage());
-        int at = msg.indexOf("Provider ");
-        if (at >= 0) {
-            String rest = msg.substring(at + "Provider ".length());
-            int space = rest.indexOf(' ');
-            return space > 0 ? rest.substring(0, space) : rest;
-        }
-        return msg;
-    }
-
-    private static String rootMessage(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.getClass().getSimpleName() + (root.getMessage() == null ? "" : ": " + root.getMessage());
     }
 }

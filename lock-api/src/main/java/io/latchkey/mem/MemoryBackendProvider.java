@@ -28,7 +28,8 @@ public final class MemoryBackendProvider implements LockBackendProvider {
             return new MemoryStore().newBackend();
         }
         if (ssp.startsWith("/") || uri.getQuery() != null || uri.getFragment() != null) {
-            throw new IllegalArgumentException("mem: URI must be mem: (private store) or mem:NAME (shared store), was '" + uri + "'");
+            throw new IllegalArgumentException("mem: URI must be mem: (private store) or mem:NAME (shared store), was '"
+                    + io.latchkey.spi.Redaction.redact(uri.toString()) + "'");
         }
         return MemoryStore.named(ssp).newBackend();
     }

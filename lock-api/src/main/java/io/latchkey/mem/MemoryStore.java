@@ -4,6 +4,7 @@ import io.latchkey.BackendUnavailableException;
 import io.latchkey.Fairness;
 import io.latchkey.LockInfo;
 import io.latchkey.LockLoss;
+import io.latchkey.core.WallClock;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
@@ -328,7 +329,7 @@ public final class MemoryStore {
         long token;
         long lastToken;
         long expiresAt;
-        Instant acquiredAt;
+        long acquiredNanos; // the wall-clock time is worked out when asked for (display only, see WallClock)
         MemoryBackend grantor;
         String forcedOwner;
 
@@ -341,7 +342,7 @@ public final class MemoryStore {
             token = ++lastToken;
             long lease = req.lease().toNanos();
             expiresAt = now + lease;
-            acquiredAt = time.now();
+            acquiredNanos = now;
             grantor = by;
             return new Grant(req.name(), owner, token, start + lease, null);
         }
@@ -358,7 +359,6 @@ public final class MemoryStore {
         void clear() {
             owner = null;
             grantor = null;
-            acquiredAt = null;
             signalHead();
             changed.signal();
         }
@@ -374,8 +374,10 @@ public final class MemoryStore {
             if (!isHeld(now)) {
                 return null;
             }
-            return new LockInfo(lockName, owner, token, Optional.of(acquiredAt),
-                    Optional.of(time.now().plusNanos(expiresAt - now)));
+            // a clock that cannot be read leaves the display times out; the answer itself does not need them
+            Optional<Instant> wall = WallClock.read(time);
+            return new LockInfo(lockName, owner, token, wall.map(w -> w.minusNanos(now - acquiredNanos)),
+                    wall.map(w -> w.plusNanos(expiresAt - now)));
         }
     }
 

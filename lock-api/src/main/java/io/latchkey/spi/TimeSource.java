@@ -13,7 +13,12 @@ public interface TimeSource {
     /** Monotonic nanoseconds, comparable only with other values of the same source (as {@link System#nanoTime()}). */
     long nanoTime();
 
-    /** The current instant, for display only. */
+    /**
+     * The current instant, for display only ({@code acquiredAt}, {@code validUntil}, {@code LockLoss.at},
+     * {@code LockInfo}). The core never reads it to decide anything, and not at all while acquiring, renewing
+     * or reporting a loss, except for {@code LockLoss.at}, which falls back to the system clock (or
+     * {@link Instant#EPOCH}) if this one throws; a wall clock that fails never delays a loss report.
+     */
     Instant now();
 
     /** The system's monotonic and wall clocks. */

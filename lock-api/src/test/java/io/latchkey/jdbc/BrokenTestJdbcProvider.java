@@ -1,0 +1,29 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.spi.LockBackend;
+import io.latchkey.spi.LockBackendProvider;
+import io.latchkey.testing.MissingDependency;
+import java.net.URI;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A test provider in the package of Latchkey's jdbc backend whose constructor refers to a class the tests hide:
+ * as a real provider whose client library is missing, it cannot load (JDK 17: "Unable to get public no-arg
+ * constructor"; JDK 25: a bare NoClassDefFoundError that names no provider).
+ */
+public final class BrokenTestJdbcProvider implements LockBackendProvider {
+    private final String clientVersion;
+
+    public BrokenTestJdbcProvider() {
+        this(new MissingDependency());
+    }
+
+    public BrokenTestJdbcProvider(MissingDependency client) {
+        this.clientVersion = MissingDependency.version();
+    }
+
+    @Override public Set<String> schemes() { throw new AssertionError("never loads, so never asked: " + clientVersion); }
+
+    @Override public LockBackend create(URI uri, Map<String, String> settings) { throw new AssertionError(); }
+}
