@@ -181,10 +181,10 @@ public final class RedisLockBackend implements LockBackend {
         Duration connectTimeout = s.connectTimeoutOrDefault();
         java.util.function.IntFunction<DefaultJedisClientConfig> config = socketTimeoutMillis -> {
             DefaultJedisClientConfig.Builder cc = DefaultJedisClientConfig.builder()
-                        // RESP2, stated rather than negotiated: the Jedis class speaks RESP2 only and the replies
-                        // are read as RESP2 arrays/integers/bulk strings (a Lua false is a RESP2 nil). Without
-                        // HELLO a connection is in RESP2 on every Redis version (and on proxies without HELLO),
-                        // and no handshake command is added; Jedis no longer warns about auto-negotiation.
+                    // RESP2, stated rather than negotiated: the Jedis class speaks RESP2 only and the replies
+                    // are read as RESP2 arrays/integers/bulk strings (a Lua false is a RESP2 nil). Without
+                    // HELLO a connection is in RESP2 on every Redis version (and on proxies without HELLO),
+                    // and no handshake command is added; Jedis no longer warns about auto-negotiation.
                     .autoNegotiateProtocol(false)
                     .connectionTimeoutMillis(Math.toIntExact(connectTimeout.toMillis()))
                     .socketTimeoutMillis(socketTimeoutMillis)
