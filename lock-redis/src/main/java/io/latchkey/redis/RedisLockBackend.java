@@ -497,7 +497,7 @@ public final class RedisLockBackend implements LockBackend {
             }
             failure = summary(replies, quorum + " grants needed");
         }
-        throw unavailable("acquire", name, failure, firstError(replies));
+        throw unavailable("acquire", name, failure, replies);
     }
 
     /** Redlock fencing: the nodes of the quorum that lag get the maximum; null when done, else why not. */
@@ -588,14 +588,14 @@ public final class RedisLockBackend implements LockBackend {
                 return RenewResult.renewed(validUntil);
             }
             throw unavailable("renew", grant.name(), "the quorum renewed after " + NodeRound.millis(System.nanoTime() - start)
-                    + " ms, past the validity of the lease " + lease, null);
+                    + " ms, past the validity of the lease " + lease, null, null);
         }
         long gone = replies.count(v -> v != 1);
         if (gone > n - quorum) {
             boolean dataLost = replies.count(v -> v == -1) == gone;
             return dataLost ? RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED) : RenewResult.notHeld();
         }
-        throw unavailable("renew", grant.name(), summary(replies, quorum + " renewals needed"), firstError(replies));
+        throw unavailable("renew", grant.name(), summary(replies, quorum + " renewals needed"), replies);
     }
 
     @Override
@@ -613,7 +613,7 @@ public final class RedisLockBackend implements LockBackend {
         if (replies.count(v -> v != 1) > n - quorum) {
             return false;
         }
-        throw unavailable("release", grant.name(), summary(replies, quorum + " releases needed"), firstError(replies));
+        throw unavailable("release", grant.name(), summary(replies, quorum + " releases needed"), replies);
     }
 
     @Override
@@ -664,7 +664,7 @@ public final class RedisLockBackend implements LockBackend {
             }
         }
         if (replies.failures() > 0 && most + replies.failures() >= quorum) {
-            throw unavailable("inspect", name, summary(replies, "a quorum of answers needed"), firstError(replies));
+            throw unavailable("inspect", name, summary(replies, "a quorum of answers needed"), replies);
         }
         return Optional.empty();
     }
@@ -694,7 +694,7 @@ public final class RedisLockBackend implements LockBackend {
         NodeRound.Replies<List<byte[]>> scans = NodeRound.run(nodes, executor, n -> n.scan(pattern),
                 System.nanoTime() + Math.max(timeoutNanos, TimeUnit.SECONDS.toNanos(30)), r -> false);
         if (scans.failures() >= quorum || (nodes.size() == 1 && scans.failures() > 0)) {
-            throw unavailable("list", null, summary(scans, "answers needed"), firstError(scans));
+            throw unavailable("list", null, summary(scans, "answers needed"), scans);
         }
         TreeSet<String> names = new TreeSet<>();
         for (int i = 0; i < scans.size(); i++) {
@@ -721,7 +721,7 @@ public final class RedisLockBackend implements LockBackend {
             return true;
         }
         if (replies.failures() > 0) {
-            throw unavailable("force-release", name, summary(replies, "every node needed"), firstError(replies));
+            throw unavailable("force-release", name, summary(replies, "every node needed"), replies);
         }
         return false;
     }
@@ -762,7 +762,18 @@ public final class RedisLockBackend implements LockBackend {
      * messages of StoreErrors whatever the operation; so does a store none of whose failed nodes could be
      * connected to (built from a URI, whose connect timeout is known). Anything else names the operation.
      */
-    private BackendUnavailableException unavailable(String op, String name, String detail, Throwable cause) {
+    private BackendUnavailableException unavailable(String op, String name, String detail, NodeRound.Replies<?> replies) {
+        for (int i = 0; i < replies.size(); i++) {
+            if (replies.error(i) != null) {
+                String node = replies.size() == nodes.size() ? nodes.get(i).address() : null;
+                return unavailable(op, name, detail, replies.error(i), node);
+            }
+        }
+        return unavailable(op, name, detail, null, null);
+    }
+
+    private BackendUnavailableException unavailable(String op, String name, String detail, Throwable cause,
+                                                    String failedNode) {
         if (cause != null) {
             RedisFailures.Kind kind = RedisFailures.kind(cause);
             String reason = kind == RedisFailures.Kind.OTHER ? null : RedisFailures.reason(cause, kind);
@@ -770,8 +781,8 @@ public final class RedisLockBackend implements LockBackend {
                 return StoreErrors.authenticationFailed(target, nodes.size() == 1 ? scrub(reason) : detail, name, cause);
             }
             if (kind == RedisFailures.Kind.NOT_REDIS) {
-                return StoreErrors.notThatServer(nodeOf(cause), "Redis", target, nodes.size() == 1 ? scrub(reason) : detail,
-                        name, cause);
+                return StoreErrors.notThatServer(failedNode != null ? failedNode : target, "Redis", target,
+                        nodes.size() == 1 ? scrub(reason) : detail, name, cause);
             }
             if (kind == RedisFailures.Kind.UNREACHABLE && connectTimeout != null) {
                 return StoreErrors.cannotReach(target, connectTimeout, nodes.size() == 1 ? scrub(reason) : detail, name,
@@ -780,11 +791,6 @@ public final class RedisLockBackend implements LockBackend {
         }
         String what = name == null ? "Could not " + op + " locks" : "Could not " + op + " lock '" + name + "'";
         return new BackendUnavailableException(what + " on " + description + ": " + detail, name, description, cause);
-    }
-
-    /** host:port of the node whose call failed with {@code cause} (the target when unknown). */
-    private String nodeOf(Throwable cause) {
-        return nodes.size() == 1 ? nodes.get(0).address() : target;
     }
 
     /** Third-party text without the URI's secrets (literal or percent-decoded) and with URIs redacted. */
@@ -845,15 +851,6 @@ public final class RedisLockBackend implements LockBackend {
                     + "require a client certificate (tlsCert, tlsKey)?)";
         }
         return Redaction.redact(text);
-    }
-
-    private static Throwable firstError(NodeRound.Replies<?> replies) {
-        for (int i = 0; i < replies.size(); i++) {
-            if (replies.error(i) != null) {
-                return replies.error(i);
-            }
-        }
-        return null;
     }
 
     static byte[] utf8(String s) {

@@ -119,7 +119,7 @@ class RedisSecretsTest {
         if (scheme.equals("rediss")) {
             settings.put("tlsCa", certs.caCertificate().toString());
         }
-        settings.put("connectTimeout", "3s");
+        settings.put("connectTimeout", "10s"); // generous: a wrong password must show as such, not as a timeout
         settings.put("timeout", "2s"); // cold connections on a loaded machine; this test is about secrets, not speed
         String encoded = URLEncoder.encode(password, StandardCharsets.UTF_8);
         String uri = switch (form) {
