@@ -293,7 +293,8 @@ public final class RedisLockBackend implements LockBackend {
         StringBuilder sb = new StringBuilder();
         for (RedisReachability.Outcome o : failed) {
             sb.append(sb.length() == 0 ? "" : "; ").append(nodes.size() == 1 ? "" : o.node() + ": ");
-            if (!o.answered()) {
+            // the probe's own read timeout (= connectTimeout) may fire just before the wait ends: the same silence
+            if (!o.answered() || (RedisNode.isTimeout(o.failure()) && probeKind(o.failure()) != RedisFailures.Kind.UNREACHABLE)) {
                 // a TLS client on a plain-text port waits for a ServerHello that never comes
                 sb.append(tls ? "no answer (a plain-text port? then use redis://)" : "no answer");
                 continue;
