@@ -11,11 +11,13 @@ import io.latchkey.spi.Grant;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.Redaction;
 import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.StoreErrors;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -35,8 +37,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLSocketFactory;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.JedisPoolConfig;
+import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisException;
 import org.slf4j.Logger;
@@ -89,6 +93,12 @@ public final class RedisLockBackend implements LockBackend {
     private static final AtomicInteger EXECUTORS = new AtomicInteger();
 
     private final String description;
+    /** The store as one-line errors name it ({@code redis://host:6379}), never with a secret. */
+    private final String target;
+    /** Connect timeout of pools built from a URI; null for application clients (their own). */
+    private final Duration connectTimeout;
+    /** The literal secrets of the URI and settings, removed from any third-party text we show or log. */
+    private final Set<String> secrets;
     /** Whether the pools were built for TLS from the settings (false for application pools: unknown). */
     private final boolean tls;
     private final List<RedisNode> nodes;
@@ -100,9 +110,12 @@ public final class RedisLockBackend implements LockBackend {
     private final ExecutorService ownedExecutor;
     private volatile int waitNode;
 
-    private RedisLockBackend(String description, boolean tls, List<RedisNode> nodes, RedisSettings settings, Duration timeout,
-                             Executor executor) {
+    private RedisLockBackend(String description, String target, Duration connectTimeout, Set<String> secrets, boolean tls,
+                             List<RedisNode> nodes, RedisSettings settings, Duration timeout, Executor executor) {
         this.description = description;
+        this.target = target;
+        this.connectTimeout = connectTimeout;
+        this.secrets = Set.copyOf(secrets);
         this.tls = tls;
         this.nodes = List.copyOf(nodes);
         this.quorum = nodes.size() / 2 + 1;
@@ -128,9 +141,24 @@ public final class RedisLockBackend implements LockBackend {
         return connect(URI.create(uri), Map.of());
     }
 
-    /** A backend for a URI with settings (the URI's query string may carry them too). */
+    /**
+     * A backend for a URI with settings (the URI's query string may carry them too). Every node is checked
+     * before the backend is returned (a fresh connection and a PING, in parallel, within {@code connectTimeout},
+     * 5 s by default): a store that cannot be used fails here, with one line.
+     *
+     * @throws BackendUnavailableException {@code cannot reach redis://host:6379 within 5s: connection refused},
+     *         {@code authentication failed at redis://host:6379: WRONGPASS ...}, or {@code the server at
+     *         host:6379 did not answer as Redis (redis://host:6379): ...}; for Redlock when fewer than a quorum
+     *         of nodes answer
+     */
     public static RedisLockBackend connect(URI uri, Map<String, String> settings) {
+        return connect(uri, settings, true);
+    }
+
+    /** {@link #connect(URI, Map)}; {@code check = false} skips the check of the nodes (unit tests without a server). */
+    static RedisLockBackend connect(URI uri, Map<String, String> settings, boolean check) {
         RedisUris.Parsed p = RedisUris.parse(uri, settings);
+        Set<String> secrets = secretsOf(uri, settings, p);
         RedisSettings s = RedisSettings.fromMap(p.settings());
         boolean redlock = p.scheme().equals("redlock");
         if (redlock && p.nodes().size() < 3) {
@@ -150,75 +178,204 @@ public final class RedisLockBackend implements LockBackend {
                 s.tlsKey().orElse(null)) : null;
         String description = redlock && tls ? p.redacted() + " (TLS)" : p.redacted();
         Duration timeout = s.timeoutOr(redlock ? RedisSettings.REDLOCK_TIMEOUT : RedisSettings.SINGLE_NODE_TIMEOUT);
-        Duration connectTimeout = s.connectTimeout().orElse(timeout);
+        Duration connectTimeout = s.connectTimeoutOrDefault();
+        java.util.function.IntFunction<DefaultJedisClientConfig> config = socketTimeoutMillis -> {
+            DefaultJedisClientConfig.Builder cc = DefaultJedisClientConfig.builder()
+                    // RESP2, stated rather than negotiated: the Jedis class speaks RESP2 only and the replies
+                    // are read as RESP2 arrays/integers/bulk strings (a Lua false is a RESP2 nil). Without
+                    // HELLO a connection is in RESP2 on every Redis version (and on proxies without HELLO),
+                    // and no handshake command is added; Jedis no longer warns about auto-negotiation.
+                    .autoNegotiateProtocol(false)
+                    .connectionTimeoutMillis(Math.toIntExact(connectTimeout.toMillis()))
+                    .socketTimeoutMillis(socketTimeoutMillis)
+                    .database(p.database())
+                    .clientName(s.clientName())
+                    .ssl(tls);
+            if (tls) {
+                cc.sslSocketFactory(tlsFactory).sslParameters(RedisTls.parameters());
+            }
+            if (p.user() != null) {
+                cc.user(p.user());
+            }
+            if (p.password() != null) {
+                cc.password(p.password());
+            }
+            return cc.build();
+        };
         List<RedisNode> nodes = new ArrayList<>();
         try {
             for (RedisUris.HostPort hp : p.nodes()) {
-                DefaultJedisClientConfig.Builder cc = DefaultJedisClientConfig.builder()
-                        // RESP2, stated rather than negotiated: the Jedis class speaks RESP2 only and the replies
-                        // are read as RESP2 arrays/integers/bulk strings (a Lua false is a RESP2 nil). Without
-                        // HELLO a connection is in RESP2 on every Redis version (and on proxies without HELLO),
-                        // and no handshake command is added; Jedis no longer warns about auto-negotiation.
-                        .autoNegotiateProtocol(false)
-                        .connectionTimeoutMillis(Math.toIntExact(connectTimeout.toMillis()))
-                        .socketTimeoutMillis(Math.toIntExact(timeout.toMillis()))
-                        .database(p.database())
-                        .clientName(s.clientName())
-                        .ssl(tls);
-                if (tls) {
-                    cc.sslSocketFactory(tlsFactory).sslParameters(RedisTls.parameters());
-                }
-                if (p.user() != null) {
-                    cc.user(p.user());
-                }
-                if (p.password() != null) {
-                    cc.password(p.password());
-                }
                 JedisPoolConfig pc = new JedisPoolConfig();
                 pc.setMaxTotal(s.poolSize());
                 pc.setMaxIdle(s.poolSize());
                 pc.setMinIdle(0);
                 pc.setMaxWait(timeout);
                 pc.setJmxEnabled(false);
-                JedisPool pool = new JedisPool(pc, new HostAndPort(hp.host(), hp.port()), cc.build());
-                nodes.add(new RedisNode(hp.toString(), pool, true, Math.toIntExact(timeout.toMillis())));
+                JedisPool pool = new JedisPool(pc, new HostAndPort(hp.host(), hp.port()),
+                        config.apply(Math.toIntExact(timeout.toMillis())));
+                nodes.add(RedisNode.ofPool(hp.toString(), pool, true, Math.toIntExact(timeout.toMillis())));
             }
         } catch (RuntimeException e) {
             nodes.forEach(RedisNode::close);
             throw e;
         }
-        return new RedisLockBackend(description, tls, nodes, s, timeout, null);
+        RedisLockBackend backend = new RedisLockBackend(description, p.target(), connectTimeout, secrets, tls, nodes, s,
+                timeout, null);
+        if (!check) {
+            return backend;
+        }
+        try {
+            // the probe's socket timeout is the connect timeout, so that a slow but live node passes
+            DefaultJedisClientConfig probeConfig = config.apply(Math.toIntExact(connectTimeout.toMillis()));
+            backend.checkReachable(p.nodes(), hp -> new Jedis(new HostAndPort(hp.host(), hp.port()), probeConfig));
+        } catch (RuntimeException | Error e) {
+            backend.close();
+            throw e;
+        }
+        return backend;
+    }
+
+    /** The literal secrets of the URI and the settings (also a password given as setting), for scrubbing. */
+    private static Set<String> secretsOf(URI uri, Map<String, String> settings, RedisUris.Parsed p) {
+        Set<String> secrets = new java.util.LinkedHashSet<>(Redaction.secretsOf(uri.toString(), settings));
+        if (p.password() != null && p.password().length() >= 3) {
+            secrets.add(p.password()); // decoded, and from a query parameter or setting as well as user-info
+        }
+        return secrets;
+    }
+
+    /**
+     * Checks every node (see {@link RedisReachability}); returns when a quorum answered (with a warning naming
+     * the nodes that did not), else throws the one-line error that fits what the nodes did.
+     */
+    private void checkReachable(List<RedisUris.HostPort> hosts, java.util.function.Function<RedisUris.HostPort, Jedis> open) {
+        List<RedisReachability.Outcome> outcomes;
+        try {
+            outcomes = RedisReachability.probe(hosts, open, i -> nodes.get(i).warm(), connectTimeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendUnavailableException("interrupted while connecting to " + description, null, description, e);
+        }
+        List<RedisReachability.Outcome> failed = outcomes.stream().filter(o -> !o.ok()).toList();
+        if (outcomes.size() - failed.size() >= quorum) {
+            if (!failed.isEmpty()) {
+                log.warn("{} of {} nodes of {} cannot be used now ({}); locking goes on while a quorum of {} answers",
+                        failed.size(), outcomes.size(), target, probeSummary(failed), quorum);
+            }
+            return;
+        }
+        Throwable cause = failed.stream().map(RedisReachability.Outcome::failure).filter(Objects::nonNull).findFirst()
+                .orElse(null);
+        String reasons = (nodes.size() == 1 ? "" : failed.size() + " of " + nodes.size() + " nodes failed (a quorum of "
+                + quorum + " must answer): ") + probeSummary(failed);
+        for (RedisFailures.Kind kind : List.of(RedisFailures.Kind.AUTHENTICATION, RedisFailures.Kind.NOT_REDIS)) {
+            for (RedisReachability.Outcome o : failed) {
+                if (o.failure() != null && probeKind(o.failure()) == kind) {
+                    throw kind == RedisFailures.Kind.AUTHENTICATION
+                            ? StoreErrors.authenticationFailed(target, reasons, null, o.failure())
+                            : StoreErrors.notThatServer(o.node().toString(), "Redis", target, reasons, null, o.failure());
+                }
+            }
+        }
+        throw StoreErrors.cannotReach(target, connectTimeout, reasons, null, cause);
+    }
+
+    /** As {@link RedisFailures#kind}, where a fresh plain-text connection closed without a reply is not Redis. */
+    private RedisFailures.Kind probeKind(Throwable failure) {
+        RedisFailures.Kind kind = RedisFailures.kind(failure);
+        if (kind == RedisFailures.Kind.OTHER && !tls && RedisFailures.closedWithoutReply(failure)) {
+            return RedisFailures.Kind.NOT_REDIS;
+        }
+        return kind;
+    }
+
+    private String probeSummary(List<RedisReachability.Outcome> failed) {
+        StringBuilder sb = new StringBuilder();
+        for (RedisReachability.Outcome o : failed) {
+            sb.append(sb.length() == 0 ? "" : "; ").append(nodes.size() == 1 ? "" : o.node() + ": ");
+            // the probe's own read timeout (= connectTimeout) may fire just before the wait ends: the same silence
+            if (!o.answered() || (RedisNode.isTimeout(o.failure()) && probeKind(o.failure()) != RedisFailures.Kind.UNREACHABLE)) {
+                // a TLS client on a plain-text port waits for a ServerHello that never comes
+                sb.append(tls ? "no answer (a plain-text port? then use redis://)" : "no answer");
+                continue;
+            }
+            RedisFailures.Kind kind = probeKind(o.failure());
+            String reason = kind == RedisFailures.Kind.OTHER ? null : RedisFailures.reason(o.failure(), kind);
+            if (kind == RedisFailures.Kind.NOT_REDIS && reason == null) {
+                reason = "the connection was closed without a reply (a TLS port? then use rediss://)";
+            }
+            sb.append(reason != null ? scrub(reason) : describe(o.failure()));
+        }
+        return sb.toString();
     }
 
     /** A single-node backend on the application's pool, which the backend never closes. */
     public static Builder builder(JedisPool pool) {
-        Objects.requireNonNull(pool, "pool");
+        if (pool == null) {
+            throw new IllegalArgumentException("the JedisPool must not be null");
+        }
         return new Builder(List.of(pool), false);
     }
 
-    /** A Redlock backend on the application's pools, one per independent node (at least 3); never closed by it. */
-    public static Builder redlockBuilder(List<JedisPool> pools) {
-        if (pools == null || pools.size() < 3 || pools.contains(null)) {
-            throw new IllegalArgumentException("Redlock needs at least 3 pools of independent nodes, without nulls; got "
-                    + (pools == null ? null : pools.size() + " entries"));
+    /**
+     * A single-node backend on the application's client, which the backend never closes: a {@code RedisClient}
+     * (Jedis 8's pooled client; connections are borrowed from its pool), or any other {@code UnifiedJedis}, used
+     * through its command API (set its {@code blockingSocketTimeoutMillis}, so that a waiter on a frozen server
+     * gives up).
+     */
+    public static Builder builder(UnifiedJedis client) {
+        if (client == null) {
+            throw new IllegalArgumentException("the Jedis client must not be null");
         }
-        Set<JedisPool> distinct = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        distinct.addAll(pools);
-        if (distinct.size() != pools.size()) {
-            throw new IllegalArgumentException("Redlock pools must be distinct: each stands for an independent node");
+        return new Builder(List.of(client), false);
+    }
+
+    /**
+     * A Redlock backend on the application's clients, one per independent node (at least 3), never closed by it.
+     * Any collection ({@code List.of(a, b, c)}, a set, ...), copied at once; each element a {@code JedisPool} or a
+     * {@code UnifiedJedis} such as {@code RedisClient} (they may be mixed).
+     *
+     * @throws IllegalArgumentException for fewer than 3 elements, a null element or one of another type (naming
+     *         its index), or the same client twice
+     */
+    public static Builder redlockBuilder(Collection<?> clients) {
+        if (clients == null) {
+            throw new IllegalArgumentException("Redlock needs a collection of at least 3 JedisPool or UnifiedJedis "
+                    + "clients of independent nodes, got null");
         }
-        return new Builder(List.copyOf(pools), true);
+        List<Object> copy = new ArrayList<>(clients); // copied first: the caller's collection may change later
+        if (copy.size() < 3) {
+            throw new IllegalArgumentException("Redlock needs at least 3 clients of independent nodes, got " + copy.size());
+        }
+        Set<Object> distinct = Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (int i = 0; i < copy.size(); i++) {
+            Object c = copy.get(i);
+            if (c == null) {
+                throw new IllegalArgumentException("Redlock client at index " + i + " of " + copy.size()
+                        + " is null; pass one JedisPool or UnifiedJedis per node");
+            }
+            if (!(c instanceof JedisPool) && !(c instanceof UnifiedJedis)) {
+                throw new IllegalArgumentException("Redlock client at index " + i + " is a " + c.getClass().getName()
+                        + "; expected a JedisPool or a UnifiedJedis (RedisClient, ...)");
+            }
+            if (!distinct.add(c)) {
+                throw new IllegalArgumentException("Redlock client at index " + i + " appears twice; each client stands "
+                        + "for an independent node");
+            }
+        }
+        return new Builder(List.copyOf(copy), true);
     }
 
     /** Builds a backend on pools the application owns. Not thread-safe. */
     public static final class Builder {
-        private final List<JedisPool> pools;
+        /** JedisPool or UnifiedJedis, one per node. */
+        private final List<Object> pools;
         private final boolean redlock;
         private RedisSettings settings = RedisSettings.defaults();
         private String description;
         private Executor executor;
 
-        private Builder(List<JedisPool> pools, boolean redlock) {
+        private Builder(List<Object> pools, boolean redlock) {
             this.pools = pools;
             this.redlock = redlock;
         }
@@ -257,13 +414,15 @@ public final class RedisLockBackend implements LockBackend {
             }
             Duration timeout = settings.timeoutOr(redlock ? RedisSettings.REDLOCK_TIMEOUT : RedisSettings.SINGLE_NODE_TIMEOUT);
             List<RedisNode> nodes = new ArrayList<>();
+            int timeoutMillis = Math.toIntExact(timeout.toMillis());
             for (int i = 0; i < pools.size(); i++) {
-                nodes.add(new RedisNode(redlock ? "node " + (i + 1) : "redis", pools.get(i), false,
-                        Math.toIntExact(timeout.toMillis())));
+                String address = redlock ? "node " + (i + 1) : "redis";
+                nodes.add(pools.get(i) instanceof JedisPool pool ? RedisNode.ofPool(address, pool, false, timeoutMillis)
+                        : RedisNode.ofClient(address, (UnifiedJedis) pools.get(i), timeoutMillis));
             }
             String d = description != null ? description
-                    : (redlock ? "redlock (" + pools.size() + " application pools)" : "redis (application pool)");
-            return new RedisLockBackend(d, false, nodes, settings, timeout, executor);
+                    : (redlock ? "redlock (" + pools.size() + " application clients)" : "redis (application client)");
+            return new RedisLockBackend(d, d, null, Set.of(), false, nodes, settings, timeout, executor);
         }
     }
 
@@ -339,7 +498,7 @@ public final class RedisLockBackend implements LockBackend {
             }
             failure = summary(replies, quorum + " grants needed");
         }
-        throw unavailable("acquire", name, failure, firstError(replies));
+        throw unavailable("acquire", name, failure, replies);
     }
 
     /** Redlock fencing: the nodes of the quorum that lag get the maximum; null when done, else why not. */
@@ -430,14 +589,14 @@ public final class RedisLockBackend implements LockBackend {
                 return RenewResult.renewed(validUntil);
             }
             throw unavailable("renew", grant.name(), "the quorum renewed after " + NodeRound.millis(System.nanoTime() - start)
-                    + " ms, past the validity of the lease " + lease, null);
+                    + " ms, past the validity of the lease " + lease, null, null);
         }
         long gone = replies.count(v -> v != 1);
         if (gone > n - quorum) {
             boolean dataLost = replies.count(v -> v == -1) == gone;
             return dataLost ? RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED) : RenewResult.notHeld();
         }
-        throw unavailable("renew", grant.name(), summary(replies, quorum + " renewals needed"), firstError(replies));
+        throw unavailable("renew", grant.name(), summary(replies, quorum + " renewals needed"), replies);
     }
 
     @Override
@@ -455,7 +614,7 @@ public final class RedisLockBackend implements LockBackend {
         if (replies.count(v -> v != 1) > n - quorum) {
             return false;
         }
-        throw unavailable("release", grant.name(), summary(replies, quorum + " releases needed"), firstError(replies));
+        throw unavailable("release", grant.name(), summary(replies, quorum + " releases needed"), replies);
     }
 
     @Override
@@ -474,7 +633,9 @@ public final class RedisLockBackend implements LockBackend {
             if (e instanceof JedisConnectionException && nodes.size() > 1) {
                 waitNode = (index + 1) % nodes.size();
             }
-            log.debug("Waiting for a release of '{}' on {} failed; polling instead", name, description, e);
+            if (log.isDebugEnabled()) {
+                log.debug("Waiting for a release of '{}' on {} failed; polling instead: {}", name, description, describe(e));
+            }
             long left = nanos - (System.nanoTime() - start);
             if (left > 0) {
                 TimeUnit.NANOSECONDS.sleep(left);
@@ -504,7 +665,7 @@ public final class RedisLockBackend implements LockBackend {
             }
         }
         if (replies.failures() > 0 && most + replies.failures() >= quorum) {
-            throw unavailable("inspect", name, summary(replies, "a quorum of answers needed"), firstError(replies));
+            throw unavailable("inspect", name, summary(replies, "a quorum of answers needed"), replies);
         }
         return Optional.empty();
     }
@@ -534,7 +695,7 @@ public final class RedisLockBackend implements LockBackend {
         NodeRound.Replies<List<byte[]>> scans = NodeRound.run(nodes, executor, n -> n.scan(pattern),
                 System.nanoTime() + Math.max(timeoutNanos, TimeUnit.SECONDS.toNanos(30)), r -> false);
         if (scans.failures() >= quorum || (nodes.size() == 1 && scans.failures() > 0)) {
-            throw unavailable("list", null, summary(scans, "answers needed"), firstError(scans));
+            throw unavailable("list", null, summary(scans, "answers needed"), scans);
         }
         TreeSet<String> names = new TreeSet<>();
         for (int i = 0; i < scans.size(); i++) {
@@ -561,7 +722,7 @@ public final class RedisLockBackend implements LockBackend {
             return true;
         }
         if (replies.failures() > 0) {
-            throw unavailable("force-release", name, summary(replies, "every node needed"), firstError(replies));
+            throw unavailable("force-release", name, summary(replies, "every node needed"), replies);
         }
         return false;
     }
@@ -575,7 +736,7 @@ public final class RedisLockBackend implements LockBackend {
             try {
                 node.close();
             } catch (RuntimeException e) {
-                log.warn("Closing the connection pool of {} ({}) failed", description, node.address(), e);
+                log.warn("Closing the connection pool of {} ({}) failed: {}", description, node.address(), describe(e));
             }
         }
     }
@@ -597,9 +758,56 @@ public final class RedisLockBackend implements LockBackend {
         return Math.max(1, (long) Math.ceil(ttl / 1_000_000.0));
     }
 
-    private BackendUnavailableException unavailable(String op, String name, String detail, Throwable cause) {
+    /**
+     * The error of a failed operation. Wrong credentials and a port that does not speak Redis get the one-line
+     * messages of StoreErrors whatever the operation; so does a store none of whose failed nodes could be
+     * connected to (built from a URI, whose connect timeout is known). Anything else names the operation.
+     */
+    private BackendUnavailableException unavailable(String op, String name, String detail, NodeRound.Replies<?> replies) {
+        for (int i = 0; i < replies.size(); i++) {
+            if (replies.error(i) != null) {
+                String node = replies.size() == nodes.size() ? nodes.get(i).address() : null;
+                return unavailable(op, name, detail, replies.error(i), node);
+            }
+        }
+        return unavailable(op, name, detail, null, null);
+    }
+
+    private BackendUnavailableException unavailable(String op, String name, String detail, Throwable cause,
+                                                    String failedNode) {
+        if (cause != null) {
+            RedisFailures.Kind kind = RedisFailures.kind(cause);
+            String reason = kind == RedisFailures.Kind.OTHER ? null : RedisFailures.reason(cause, kind);
+            if (kind == RedisFailures.Kind.AUTHENTICATION) {
+                return StoreErrors.authenticationFailed(target, nodes.size() == 1 ? scrub(reason) : detail, name, cause);
+            }
+            if (kind == RedisFailures.Kind.NOT_REDIS) {
+                return StoreErrors.notThatServer(failedNode != null ? failedNode : target, "Redis", target,
+                        nodes.size() == 1 ? scrub(reason) : detail, name, cause);
+            }
+            if (kind == RedisFailures.Kind.UNREACHABLE && connectTimeout != null) {
+                return StoreErrors.cannotReach(target, connectTimeout, nodes.size() == 1 ? scrub(reason) : detail, name,
+                        cause);
+            }
+        }
         String what = name == null ? "Could not " + op + " locks" : "Could not " + op + " lock '" + name + "'";
         return new BackendUnavailableException(what + " on " + description + ": " + detail, name, description, cause);
+    }
+
+    /** Third-party text without the URI's secrets (literal or percent-decoded) and with URIs redacted. */
+    String scrub(String text) {
+        if (text == null) {
+            return null;
+        }
+        String out = Redaction.redact(text);
+        for (String secret : secrets) {
+            out = out.replace(secret, Redaction.MASK);
+        }
+        return out;
+    }
+
+    private String describe(Throwable error) {
+        return scrub(describe(error, tls));
     }
 
     private String summary(NodeRound.Replies<?> replies, String need) {
@@ -612,7 +820,7 @@ public final class RedisLockBackend implements LockBackend {
             if (!replies.ok(i)) {
                 RuntimeException e = replies.error(i);
                 sb.append(sep).append(nodes.size() == replies.size() ? nodes.get(i).address() : "node").append(' ')
-                        .append(e == null ? "did not answer within " + NodeRound.millis(timeoutNanos) + " ms" : describe(e, tls));
+                        .append(e == null ? "did not answer within " + NodeRound.millis(timeoutNanos) + " ms" : describe(e));
                 sep = "; ";
             }
         }
@@ -644,15 +852,6 @@ public final class RedisLockBackend implements LockBackend {
                     + "require a client certificate (tlsCert, tlsKey)?)";
         }
         return Redaction.redact(text);
-    }
-
-    private static Throwable firstError(NodeRound.Replies<?> replies) {
-        for (int i = 0; i < replies.size(); i++) {
-            if (replies.error(i) != null) {
-                return replies.error(i);
-            }
-        }
-        return null;
     }
 
     static byte[] utf8(String s) {

@@ -5,17 +5,30 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import redis.clients.jedis.Connection;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.util.Pool;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
 
 /*
- * One Redis server, reached through a Jedis pool (the application's, or one this backend built from a
- * URI and therefore closes). Thread-safe: every call borrows its own connection.
+ * One Redis server, reached through the application's client or a pool this backend built from a URI (and
+ * therefore closes). Thread-safe: every call borrows its own connection.
+ *
+ * Three kinds of client:
+ * - a JedisPool (deprecated in Jedis 8, still what most applications hold) and a RedisClient, Jedis 8's
+ *   pooled client: a connection is borrowed from the pool for each call, so the socket timeout of BLPOP can be
+ *   set per slice (below);
+ * - any other UnifiedJedis (JedisCluster, RedisClusterClient, RedisSentinelClient, a RedisClient on a custom
+ *   provider): its command API, which runs a blocking command with the client's blockingSocketTimeoutMillis
+ *   (infinite by default), so such an application should set it for a frozen server to cost a bounded wait.
  *
  * - Scripts run by SHA; NOSCRIPT (a restarted or flushed server) is answered by EVAL of the text, which
  *   caches it again, so clients never break and never preload.
@@ -29,15 +42,67 @@ final class RedisNode implements AutoCloseable {
     private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
     private final String address;
-    private final JedisPool pool;
-    private final boolean ownsPool;
+    /** Lends a connection wrapped in a Jedis whose close() gives it back; null for a plain UnifiedJedis. */
+    private final Supplier<Jedis> borrow;
+    /** Drops the idle connections of the pool (after a server restart); nothing for a plain UnifiedJedis. */
+    private final Runnable clear;
+    /** The application's client when it has no pool we can borrow from, else null. */
+    private final UnifiedJedis unified;
+    /** Closes the pool the backend built, or nothing for the application's. */
+    private final Runnable closer;
+    /** Opens one idle connection in a pool the backend built; null otherwise. */
+    private final Runnable warm;
     private final int timeoutMillis;
 
-    RedisNode(String address, JedisPool pool, boolean ownsPool, int timeoutMillis) {
+    private RedisNode(String address, Supplier<Jedis> borrow, Runnable clear, UnifiedJedis unified, Runnable closer,
+                      Runnable warm, int timeoutMillis) {
+        this.warm = warm;
         this.address = address;
-        this.pool = pool;
-        this.ownsPool = ownsPool;
+        this.borrow = borrow;
+        this.clear = clear;
+        this.unified = unified;
+        this.closer = closer;
         this.timeoutMillis = timeoutMillis;
+    }
+
+    /** A node on a JedisPool; the backend closes it only when it built it ({@code ownsPool}). */
+    @SuppressWarnings("deprecation") // JedisPool is deprecated in Jedis 8, and still what applications pass
+    static RedisNode ofPool(String address, JedisPool pool, boolean ownsPool, int timeoutMillis) {
+        return new RedisNode(address, pool::getResource, pool::clear, null, ownsPool ? pool::close : () -> { },
+                ownsPool ? () -> {
+                    if (pool.getNumIdle() == 0) {
+                        pool.addObjects(1);
+                    }
+                } : null, timeoutMillis);
+    }
+
+    /** A node on the application's client, which the backend never closes. */
+    static RedisNode ofClient(String address, UnifiedJedis client, int timeoutMillis) {
+        Pool<Connection> pool = poolOf(client);
+        if (pool != null) {
+            return new RedisNode(address, () -> new Jedis(pool.getResource()), pool::clear, null, () -> { }, null,
+                    timeoutMillis);
+        }
+        return new RedisNode(address, null, () -> { }, client, () -> { }, null, timeoutMillis);
+    }
+
+    /** The connection pool of a RedisClient, or null when it has none (a custom connection provider). */
+    private static Pool<Connection> poolOf(UnifiedJedis client) {
+        if (client instanceof RedisClient rc) {
+            try {
+                return rc.getPool();
+            } catch (RuntimeException notPooled) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** Opens one connection in the pool (ahead of the first operation), if the pool has room for it. */
+    void warm() {
+        if (warm != null) {
+            warm.run();
+        }
     }
 
     /** host:port (or a description of an application pool), never with a password. */
@@ -45,14 +110,17 @@ final class RedisNode implements AutoCloseable {
         return address;
     }
 
-    JedisPool pool() {
-        return pool;
-    }
-
     /** Runs a script; the first {@code keyCount} of {@code params} are keys. */
     Object eval(LuaScript script, int keyCount, byte[]... params) {
+        if (unified != null) {
+            try {
+                return unified.evalsha(script.sha, keyCount, params);
+            } catch (JedisNoScriptException e) {
+                return unified.eval(script.body, keyCount, params);
+            }
+        }
         for (int attempt = 0; ; attempt++) {
-            try (Jedis jedis = pool.getResource()) {
+            try (Jedis jedis = borrow.get()) {
                 try {
                     return jedis.evalsha(script.sha, keyCount, params);
                 } catch (JedisNoScriptException e) {
@@ -64,7 +132,7 @@ final class RedisNode implements AutoCloseable {
                 }
                 // a stale pooled connection: the server restarted or dropped it while idle, and so did its
                 // idle siblings; drop them and try once more on a fresh connection
-                pool.clear();
+                clear.run();
             }
         }
     }
@@ -75,7 +143,10 @@ final class RedisNode implements AutoCloseable {
      */
     boolean awaitWake(byte[] wakeKey, long nanos) throws InterruptedException {
         long deadline = System.nanoTime() + nanos;
-        try (Jedis jedis = pool.getResource()) {
+        if (unified != null) {
+            return awaitWakeUnified(wakeKey, deadline);
+        }
+        try (Jedis jedis = borrow.get()) {
             var connection = jedis.getConnection();
             int saved = connection.getSoTimeout();
             try {
@@ -104,12 +175,37 @@ final class RedisNode implements AutoCloseable {
         }
     }
 
+    /** BLPOP in slices through the client's API, which applies its own blocking socket timeout. */
+    private boolean awaitWakeUnified(byte[] wakeKey, long deadline) throws InterruptedException {
+        for (;;) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            long slice = Math.min(deadline - System.nanoTime(), WAIT_SLICE_NANOS);
+            if (slice < TimeUnit.MILLISECONDS.toNanos(1)) {
+                return false;
+            }
+            double seconds = Math.max(0.001, TimeUnit.NANOSECONDS.toMillis(slice) / 1000.0);
+            if (unified.blpop(seconds, wakeKey) != null) {
+                return true;
+            }
+        }
+    }
+
     /** Every key matching {@code pattern} (SCAN, so the server is never blocked). */
     List<byte[]> scan(String pattern) {
         List<byte[]> keys = new ArrayList<>();
         ScanParams params = new ScanParams().match(pattern.getBytes(StandardCharsets.UTF_8)).count(1000);
         byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
-        try (Jedis jedis = pool.getResource()) {
+        if (unified != null) {
+            do {
+                ScanResult<byte[]> page = unified.scan(cursor, params);
+                keys.addAll(page.getResult());
+                cursor = page.getCursorAsBytes();
+            } while (!"0".equals(new String(cursor, StandardCharsets.US_ASCII)));
+            return keys;
+        }
+        try (Jedis jedis = borrow.get()) {
             do {
                 ScanResult<byte[]> page = jedis.scan(cursor, params);
                 keys.addAll(page.getResult());
@@ -146,9 +242,7 @@ final class RedisNode implements AutoCloseable {
 
     @Override
     public void close() {
-        if (ownsPool) {
-            pool.close();
-        }
+        closer.run();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.spi.StoreErrors;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,7 +19,10 @@ import java.util.TreeSet;
  * <ul>
  *   <li>{@code timeout}: per-node request timeout (socket read timeout, pool borrow wait). Default 2 s for a
  *       single node, 200 ms for Redlock, where it must stay far below the lease.</li>
- *   <li>{@code connectTimeout}: TCP connect timeout; default = {@code timeout}.</li>
+ *   <li>{@code connectTimeout}: the time allowed to reach a server: the check of every node when the backend
+ *       is created from a URI (TCP connect, TLS handshake, AUTH, PING), and the TCP connect of every new
+ *       connection; default 5 s ({@link StoreErrors#DEFAULT_CONNECT_TIMEOUT}), the same name and default on
+ *       every Latchkey scheme.</li>
  *   <li>{@code keyPrefix}: prefix of every key (default {@code latchkey:}); no braces, spaces or control
  *       characters.</li>
  *   <li>{@code poolSize}: connections per node when the backend builds its own pool (default 16).</li>
@@ -37,7 +41,9 @@ import java.util.TreeSet;
  * TLS file is a contradiction and rejected. Hostname verification is always on. TLS settings apply to
  * pools the backend builds from a URI; an application's own pools carry their own TLS configuration.
  *
- * Passwords are not settings: they go in the URI's user-info or into the application's own Jedis pool.
+ * Credentials are not kept here (so that no {@code toString()} can show them): they go in the URI's user-info,
+ * or in the settings {@code user} and {@code password} of {@code Latchkey.connect}, which the URI parser takes
+ * out before the rest reaches {@link #fromMap(Map)}, or into the application's own Jedis client.
  */
 public final class RedisSettings {
     /** The keys {@link #fromMap(Map)} accepts. */
@@ -113,7 +119,7 @@ public final class RedisSettings {
             String value = e.getValue() == null ? "" : e.getValue().trim();
             switch (key) {
                 case "timeout" -> b.timeout(parseDuration(key, value));
-                case "connectTimeout" -> b.connectTimeout(parseDuration(key, value));
+                case StoreErrors.CONNECT_TIMEOUT -> b.connectTimeout(parseDuration(key, value));
                 case "keyPrefix" -> b.keyPrefix(e.getValue());
                 case "poolSize" -> b.poolSize(parseInt(key, value));
                 case "clockDrift" -> b.clockDrift(parseDouble(key, value));
@@ -123,10 +129,18 @@ public final class RedisSettings {
                 case "tlsCert" -> b.tlsCert(parsePath(key, value));
                 case "tlsKey" -> b.tlsKey(parsePath(key, value));
                 default -> throw new IllegalArgumentException("unknown Redis setting '" + key + "'; known settings: "
-                        + new TreeSet<>(KEYS));
+                        + knownKeys());
             }
         }
         return b.build();
+    }
+
+    /** The known keys for messages, with the credentials a URI's settings may carry besides these. */
+    private static TreeSet<String> knownKeys() {
+        TreeSet<String> known = new TreeSet<>(KEYS);
+        known.add("user");
+        known.add("password");
+        return known;
     }
 
     /** The per-node timeout if set, else empty (the backend picks 2 s for one node, 200 ms for Redlock). */
@@ -134,9 +148,14 @@ public final class RedisSettings {
         return Optional.ofNullable(timeout);
     }
 
-    /** The connect timeout if set, else empty (then it equals the timeout). */
+    /** The connect timeout if set, else empty (then it is {@link StoreErrors#DEFAULT_CONNECT_TIMEOUT}, 5 s). */
     public Optional<Duration> connectTimeout() {
         return Optional.ofNullable(connectTimeout);
+    }
+
+    /** The connect timeout in force: the one set, else 5 s. */
+    Duration connectTimeoutOrDefault() {
+        return connectTimeout != null ? connectTimeout : StoreErrors.DEFAULT_CONNECT_TIMEOUT;
     }
 
     public String keyPrefix() {
@@ -187,7 +206,7 @@ public final class RedisSettings {
     @Override
     public String toString() {
         return "RedisSettings[timeout=" + (timeout == null ? "default" : timeout) + ", connectTimeout="
-                + (connectTimeout == null ? "=timeout" : connectTimeout) + ", keyPrefix='" + keyPrefix + "', poolSize="
+                + (connectTimeout == null ? "default" : connectTimeout) + ", keyPrefix='" + keyPrefix + "', poolSize="
                 + poolSize + ", clockDrift=" + clockDrift + ", clientName=" + clientName + ", tls=" + tls() + (tlsCa == null ? "" : ", tlsCa=" + tlsCa)
                 + (tlsCert == null ? "" : ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey) + "]";
     }
@@ -288,7 +307,7 @@ public final class RedisSettings {
             return this;
         }
 
-        /** TCP connect timeout: positive, at most 10 minutes. */
+        /** Time allowed to reach a server (check at creation, TCP connect): positive, at most 10 minutes. */
         public Builder connectTimeout(Duration connectTimeout) {
             this.connectTimeout = checkTimeout(connectTimeout, "connectTimeout");
             return this;

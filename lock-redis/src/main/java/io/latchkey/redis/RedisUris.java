@@ -17,8 +17,11 @@ import java.util.Map;
  *   rediss://...                                   (TLS)
  *   redlock://[user:password@]h1:p1,h2:p2,h3:p3[/db][?setting=value&...]
  *
- * A user-info without a colon is a password (as redis-cli and Lettuce read it). Settings may come from the
- * query string or the settings map, not both for the same key. Stateless.
+ * A user-info without a colon is a password (the Redis convention: redis-cli, Lettuce and redis-py read
+ * `redis://s3cret@host` as the password of the default user). The credentials may also come as the settings
+ * `user` and `password` (query string or settings map, as on the JDBC and etcd schemes), but not both there and
+ * in the user-info. Settings may come from the query string or the settings map, not both for the same key.
+ * Stateless.
  */
 final class RedisUris {
     static final int DEFAULT_PORT = 6379;
@@ -39,6 +42,19 @@ final class RedisUris {
         @Override
         public String toString() {
             return redacted;
+        }
+
+        /**
+         * The store as the one-line errors name it: {@code redis://host:6379}, {@code redlock://h1:1,h2:2,h3:3},
+         * with the database when it is not 0; no user-info and no query string, so nothing secret, whatever the
+         * form the credentials came in.
+         */
+        String target() {
+            StringBuilder sb = new StringBuilder(scheme).append("://");
+            for (int i = 0; i < nodes.size(); i++) {
+                sb.append(i == 0 ? "" : ",").append(nodes.get(i));
+            }
+            return database == 0 ? sb.toString() : sb.append('/').append(database).toString();
         }
     }
 
@@ -97,6 +113,23 @@ final class RedisUris {
                 }
                 merged.put(key, value);
             }
+        }
+        // credentials as settings: taken out here, so that they never reach RedisSettings (and its toString)
+        String userSetting = merged.remove("user");
+        String passwordSetting = merged.remove("password");
+        if (userSetting != null && !userSetting.isEmpty()) {
+            if (user != null) {
+                throw new IllegalArgumentException("the user is given both in the user-info of '" + redacted
+                        + "' and as the setting user; give it once");
+            }
+            user = userSetting;
+        }
+        if (passwordSetting != null && !passwordSetting.isEmpty()) {
+            if (password != null) {
+                throw new IllegalArgumentException("the password is given both in the user-info of '" + redacted
+                        + "' and as the setting password; give it once");
+            }
+            password = passwordSetting;
         }
         boolean tls = scheme.equals("rediss");
         return new Parsed(scheme, List.copyOf(nodes), user, password, database, tls, Map.copyOf(merged), redacted);

@@ -56,17 +56,40 @@ class RedisConnectTest {
     }
 
     @Test
-    void aWrongPasswordFailsWithoutShowingIt() {
+    void aWrongPasswordFailsAtConnectWithoutShowingIt() {
         String wrong = "wrong-Pw-77";
-        try (LockClient client = Latchkey.connect("redis://user1:" + wrong + "@" + hostPort(), Map.of("timeout", "500ms"))) {
-            assertThatThrownBy(() -> client.lock("x").tryAcquire())
-                    .isInstanceOf(BackendUnavailableException.class)
-                    .satisfies(e -> {
-                        for (Throwable t = e; t != null; t = t.getCause()) {
-                            assertThat(String.valueOf(t.getMessage())).doesNotContain(wrong).doesNotContain(PASSWORD);
-                        }
-                    })
-                    .hasMessageContaining("'x'").hasMessageContaining(client.backend());
+        assertThatThrownBy(() -> Latchkey.connect("redis://user1:" + wrong + "@" + hostPort(), Map.of("timeout", "500ms")).close())
+                .isInstanceOf(BackendUnavailableException.class)
+                .satisfies(e -> {
+                    for (Throwable t = e; t != null; t = t.getCause()) {
+                        assertThat(String.valueOf(t.getMessage())).doesNotContain(wrong).doesNotContain(PASSWORD);
+                    }
+                })
+                .hasMessageStartingWith("authentication failed at redis://" + hostPort() + ": WRONGPASS");
+    }
+
+    @Test
+    void aPasswordChangedAfterConnectFailsTheOperationWithTheSameLine() {
+        try (LockClient client = Latchkey.connect("redis://:" + PASSWORD + "@" + hostPort() + "?poolSize=1");
+             Jedis admin = new Jedis(HostAndPort.from(hostPort()),
+                     DefaultJedisClientConfig.builder().autoNegotiateProtocol(false).password(PASSWORD).build())) {
+            client.lock("connect/changed").tryAcquire().orElseThrow().close();
+            try {
+                admin.configSet("requirepass", "changed-Pw-31");
+                admin.clientKill(new redis.clients.jedis.params.ClientKillParams().type(
+                        redis.clients.jedis.args.ClientType.NORMAL).skipMe(redis.clients.jedis.params.ClientKillParams.SkipMe.YES));
+                assertThatThrownBy(() -> client.lock("connect/changed").tryAcquire())
+                        .isInstanceOf(BackendUnavailableException.class)
+                        .hasMessageContaining("authentication failed at redis://" + hostPort() + ": WRONGPASS")
+                        .satisfies(e -> {
+                            for (Throwable t = e; t != null; t = t.getCause()) {
+                                assertThat(String.valueOf(t.getMessage())).doesNotContain(PASSWORD).doesNotContain("changed-Pw-31");
+                            }
+                        });
+            } finally {
+                admin.auth("changed-Pw-31");
+                admin.configSet("requirepass", PASSWORD);
+            }
         }
     }
 

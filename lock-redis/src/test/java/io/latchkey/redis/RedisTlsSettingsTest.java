@@ -40,7 +40,7 @@ class RedisTlsSettingsTest {
     }
 
     private static RedisLockBackend connect(String uri, Map<String, String> settings) {
-        return RedisLockBackend.connect(URI.create(uri), settings); // no I/O: pools connect lazily
+        return RedisLockBackend.connect(URI.create(uri), settings, false); // no check, no I/O: pools connect lazily
     }
 
     private static String ca() {

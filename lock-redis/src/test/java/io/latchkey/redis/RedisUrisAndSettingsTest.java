@@ -86,8 +86,34 @@ class RedisUrisAndSettingsTest {
     }
 
     @Test
+    void credentialsMayComeAsSettingsButNotTwiceAndNeverReachTheSettings() {
+        RedisUris.Parsed p = RedisUris.parse(URI.create("redis://h:1?user=app&password=s%40cret&timeout=1s"), Map.of());
+        assertThat(p.user()).isEqualTo("app");
+        assertThat(p.password()).isEqualTo("s@cret");
+        assertThat(p.settings()).containsOnlyKeys("timeout");
+        assertThat(p.toString()).doesNotContain("s%40cret").doesNotContain("s@cret");
+        assertThat(p.target()).isEqualTo("redis://h:1");
+        RedisUris.Parsed m = RedisUris.parse(URI.create("redlock://h1:1,h2:2,h3:3/2"), Map.of("password", "pw-from-map"));
+        assertThat(m.password()).isEqualTo("pw-from-map");
+        assertThat(m.user()).isNull();
+        assertThat(m.target()).isEqualTo("redlock://h1:1,h2:2,h3:3/2");
+        assertThatThrownBy(() -> RedisUris.parse(URI.create("redis://:topsecret@h:1"), Map.of("password", "other-secret")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("given both")
+                .hasMessageNotContaining("topsecret").hasMessageNotContaining("other-secret");
+        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("passwrd", "x")))
+                .hasMessageContaining("password").hasMessageContaining("user");
+    }
+
+    @Test
+    void theConnectTimeoutIsFiveSecondsUnlessSet() {
+        assertThat(RedisSettings.defaults().connectTimeout()).isEmpty();
+        assertThat(RedisSettings.defaults().connectTimeoutOrDefault()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(RedisSettings.fromMap(Map.of("connectTimeout", "1s")).connectTimeoutOrDefault()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
     void storeTtlLeavesTheFullLeaseAsValidityUnderTheRedlockDriftFormula() {
-        try (RedisLockBackend b = RedisLockBackend.connect("redis://127.0.0.1:1")) { // no I/O until used
+        try (RedisLockBackend b = RedisLockBackend.connect(URI.create("redis://127.0.0.1:1"), Map.of(), false)) { // no I/O
             for (long leaseMs : List.of(1L, 100L, 1000L, 30_000L)) {
                 long ttl = b.storeTtlMillis(Duration.ofMillis(leaseMs).toNanos());
                 double drift = 0.01 * ttl + 2;
