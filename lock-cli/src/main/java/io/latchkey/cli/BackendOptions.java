@@ -55,8 +55,10 @@ public final class BackendOptions {
         if (isEmbeddedDefault()) {
             return EmbeddedServer.withServer(e -> Latchkey.connect(e.uri(), merged(e.settings())));
         }
-        String uri = BackendUris.check(uri(), Thread.currentThread().getContextClassLoader());
-        return SharedFileRetry.call(uri, "opening", () -> Latchkey.connect(uri, settings()));
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        String uri = BackendUris.check(uri(), loader);
+        return BackendUris.explainingMissingDriver(uri, loader,
+                () -> SharedFileRetry.call(uri, "opening", () -> Latchkey.connect(uri, settings())));
     }
 
     /** True when neither --backend nor the environment names a backend. */

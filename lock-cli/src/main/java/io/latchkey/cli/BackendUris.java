@@ -4,9 +4,14 @@ import io.latchkey.core.ProviderRegistry;
 import io.latchkey.spi.Redaction;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.sql.Driver;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Objects;
+import java.util.ServiceLoader;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
  * Checks a backend URI before anything connects, so that a typo is a usage error (exit 64) that says what
@@ -59,5 +64,50 @@ final class BackendUris {
                     + "'; known schemes: " + String.join(", ", schemes.stream().map(s -> s + ":").toList()) + failed);
         }
         return Objects.requireNonNull(uri);
+    }
+
+    /**
+     * Runs {@code connect}; if it fails for a {@code jdbc:} URI that no JDBC driver on the class path accepts,
+     * the failure is a missing driver, a usage error with the backend's own message (which names the driver
+     * to add), rather than an unavailable store or a stack trace.
+     */
+    static <T> T explainingMissingDriver(String uri, ClassLoader loader, Supplier<T> connect) {
+        try {
+            return connect.get();
+        } catch (RuntimeException e) {
+            if (noJdbcDriverFor(uri, loader)) {
+                throw new MissingDriverException(UsageErrors.oneLine(Redaction.redact(e.getMessage())), e);
+            }
+            throw e;
+        }
+    }
+
+    /** Whether the URI is a JDBC URL that no registered or discoverable driver accepts. */
+    static boolean noJdbcDriverFor(String uri, ClassLoader loader) {
+        if (uri == null || !uri.regionMatches(true, 0, "jdbc:", 0, 5)) {
+            return false;
+        }
+        if (DriverManager.drivers().anyMatch(d -> accepts(d, uri))) {
+            return false;
+        }
+        // a driver on verify's --classpath is not registered with DriverManager's own class loader
+        try {
+            for (Driver d : ServiceLoader.load(Driver.class, loader)) {
+                if (accepts(d, uri)) {
+                    return false;
+                }
+            }
+        } catch (java.util.ServiceConfigurationError e) {
+            // a broken driver jar: it accepts nothing
+        }
+        return true;
+    }
+
+    private static boolean accepts(Driver d, String uri) {
+        try {
+            return d.acceptsURL(uri);
+        } catch (SQLException | RuntimeException e) {
+            return false;
+        }
     }
 }

@@ -47,7 +47,7 @@ import picocli.CommandLine.Spec;
                 + "once it has exited.", ""},
         footerHeading = "%nExit status:%n",
         footer = {"  the command's own status (128+N if signal N ended it), or",
-                "  64  usage error: bad option, duration, URI, scheme or name (nothing held)",
+                "  64  usage error: bad option, duration, URI, scheme, setting or name, or no JDBC driver (nothing held)",
                 "  69  backend unavailable",
                 "  75  lock not acquired within the wait (change with -E)",
                 "  79  the lock was lost while the command ran; the command was stopped",

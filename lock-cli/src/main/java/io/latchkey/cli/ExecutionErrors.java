@@ -20,6 +20,11 @@ final class ExecutionErrors implements IExecutionExceptionHandler {
         if (ex instanceof CommandLine.ParameterException pe) {
             return new UsageErrors().handleParseException(pe, parseResult.originalArgs().toArray(String[]::new));
         }
+        if (ex instanceof MissingDriverException) {
+            cmd.getErr().println(path + ": " + ex.getMessage());
+            cmd.getErr().flush();
+            return ExitCodes.USAGE;
+        }
         if (ex instanceof IllegalArgumentException) {
             UsageErrors.print(cmd.getErr(), path, ex.getMessage());
             return ExitCodes.USAGE;

@@ -18,6 +18,8 @@ public final class Main {
 
     /** Runs the command line and returns the exit status (for tests and embedding). */
     public static int run(String... args) {
+        // before any logger exists: library logging stays off the terminal (see CliLogging)
+        CliLogging.configure();
         // H2's automatic mixed mode (the embedded default) serves the database file to other processes
         // over TCP; loopback is enough for processes on this machine and exposes nothing to the network.
         if (System.getProperty("h2.bindAddress") == null) {

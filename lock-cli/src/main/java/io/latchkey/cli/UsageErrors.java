@@ -27,6 +27,11 @@ final class UsageErrors implements IParameterExceptionHandler {
 
     private static String message(ParameterException ex, CommandLine cmd, List<String> args) {
         boolean badValue = ex.getCause() instanceof TypeConversionException;
+        if (ex instanceof UnmatchedArgumentException unmatched && !cmd.getSubcommands().isEmpty()
+                && !unmatched.getUnmatched().isEmpty() && !unmatched.getUnmatched().get(0).startsWith("-")) {
+            // "latchkey exce --name x -- true": the typo is the command, not the options that follow it
+            return unknownCommand(cmd, unmatched.getUnmatched().get(0));
+        }
         if (cmd.getCommand() instanceof ExecCommand && !args.contains("--") && !badValue) {
             // without '--' the command's own options (ls -l) would be taken for latchkey's
             return ExecCommand.MISSING_END_OF_OPTIONS;
@@ -64,15 +69,21 @@ final class UsageErrors implements IParameterExceptionHandler {
     private static String unmatched(UnmatchedArgumentException ex) {
         List<String> unmatched = ex.getUnmatched();
         String first = unmatched.isEmpty() ? "?" : unmatched.get(0);
-        List<String> suggestions = ex.getSuggestions();
-        if (!first.startsWith("-") && !ex.getCommandLine().getSubcommands().isEmpty()) {
-            return "unknown command '" + first + "'; the commands are exec, list, inspect, release, bench, verify and generate-completion";
+        CommandLine cmd = ex.getCommandLine();
+        if (!first.startsWith("-") && !cmd.getSubcommands().isEmpty()) {
+            return unknownCommand(cmd, first);
         }
-        String what = first.startsWith("-") ? "unknown option '" + first + "'" : "unexpected argument '" + first + "'";
-        if (!suggestions.isEmpty()) {
-            return what + "; did you mean " + String.join(" or ", suggestions.subList(0, Math.min(3, suggestions.size()))) + "?";
+        if (!first.startsWith("-")) {
+            return "unexpected argument '" + first + "'";
         }
-        return what;
+        String option = first.contains("=") ? first.substring(0, first.indexOf('=')) : first;
+        return "unknown option '" + option + "'; did you mean " + Suggestions.nearest(option, ex.getSuggestions(),
+                cmd.getCommandSpec().optionsMap().keySet()) + "?";
+    }
+
+    private static String unknownCommand(CommandLine cmd, String typed) {
+        return "unknown command '" + typed + "'; did you mean " + Suggestions.nearest(typed, List.of(), cmd.getSubcommands().keySet())
+                + "? The commands are " + String.join(", ", cmd.getSubcommands().keySet());
     }
 
     static String commandPath(CommandLine cmd) {

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
@@ -89,11 +90,13 @@ public final class VerifyCommand implements Callable<Integer> {
             // mem: alone is a new private store per client; the TCK needs every client on one store
             uri = "mem:verify-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
         }
-        UriBackendTck.Target target = new UriBackendTck.Target(uri, endpoint.settings(), loader, tck);
         PrintWriter out = spec.commandLine().getOut();
+        Map<String, String> settings = SessionPool.sized(uri, endpoint.settings(), out);
+        UriBackendTck.Target target = new UriBackendTck.Target(uri, settings, loader, tck);
         Set<Capability> capabilities;
         String description;
-        try (LockBackend probe = UriBackendTck.connect(target)) {   // fails fast (69) if the store is down
+        // fails fast (69) if the store is down, 64 if no JDBC driver accepts the URL
+        try (LockBackend probe = BackendUris.explainingMissingDriver(uri, loader, () -> UriBackendTck.connect(target))) {
             capabilities = probe.capabilities();
             description = probe.description();
         }

@@ -26,17 +26,26 @@ import java.util.concurrent.TimeUnit;
  * <p>One instance per test class or test; processes it starts are destroyed by {@link #close()}.
  */
 final class LatchkeyJar implements AutoCloseable {
-    private static final Path JAR = Paths.get(System.getProperty("latchkey.jar", "target/latchkey.jar")).toAbsolutePath();
+    /** The jar under test; LATCHKEY_TEST_JAR runs the tests against another build (e.g. to see them fail before a fix). */
+    static final Path JAR = Paths.get(Optional.ofNullable(System.getenv("LATCHKEY_TEST_JAR"))
+            .orElse(System.getProperty("latchkey.jar", "target/latchkey.jar"))).toAbsolutePath();
     private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     private static final boolean ENV_RESETS_SIGNALS = envResetsSignals();
 
     final Path home;
+    private final Path jar;
     private final Path logs;
     private final List<Running> started = new ArrayList<>();
     private int sequence;
 
     LatchkeyJar(Path temp) {
+        this(temp, JAR);
+    }
+
+    /** Runs another jar (e.g. a copy of latchkey.jar without a JDBC driver) the same way. */
+    LatchkeyJar(Path temp, Path jar) {
         assertThat(JAR).as("the shaded jar (run the *IT tests with 'mvn verify', after 'package')").isRegularFile();
+        this.jar = jar;
         try {
             this.home = Files.createDirectories(temp.resolve("home"));
             this.logs = Files.createDirectories(temp.resolve("logs"));
@@ -61,7 +70,7 @@ final class LatchkeyJar implements AutoCloseable {
         }
         cmd.addAll(List.of(JAVA, "-Duser.home=" + home, "-XX:TieredStopAtLevel=1"));
         cmd.addAll(jvmOptions);
-        cmd.addAll(List.of("-jar", JAR.toString()));
+        cmd.addAll(List.of("-jar", jar.toString()));
         cmd.addAll(List.of(args));
         return start(cmd, String.join(" ", args), environment);
     }
@@ -93,7 +102,7 @@ final class LatchkeyJar implements AutoCloseable {
     /** Runs {@code sh -c "java -jar latchkey.jar ARGS"}, for arguments only a shell can produce (raw bytes). */
     Result runInShell(String shellArgs) {
         return start(List.of("sh", "-c", "exec \"$0\" -Duser.home=\"$1\" -jar \"$2\" " + shellArgs, JAVA, home.toString(),
-                JAR.toString()), shellArgs).await(Duration.ofMinutes(2));
+                jar.toString()), shellArgs).await(Duration.ofMinutes(2));
     }
 
     /** Runs {@code latchkey ARGS...} to completion (at most two minutes). */

@@ -64,6 +64,41 @@ class VerifyIT {
                 .containsPattern("\\d+ passed, [1-9]\\d* failed");
     }
 
+    /**
+     * Session mode pins one connection per held lock and the validation rule holds 60 names on one client:
+     * with lock-jdbc's default pool of 10 that rule ran the pool dry. verify sizes the pool and says so.
+     */
+    @Test
+    void postgresSessionModeGetsAPoolLargeEnoughForTheTckAndSaysSo() throws Exception {
+        try (BenchCleanup cleanup = new BenchCleanup("VerifyIT postgres")) {
+            String url;
+            try {
+                url = LocalPostgres.start(1, cleanup);
+            } catch (LocalServers.NotStarted e) {
+                if ("true".equalsIgnoreCase(System.getenv("LATCHKEY_REQUIRE_SERVERS"))) {
+                    throw new AssertionError("PostgreSQL could not be started and LATCHKEY_REQUIRE_SERVERS=true: " + e.getMessage(), e);
+                }
+                org.junit.jupiter.api.Assumptions.abort("postgresql is not installed: " + e.getMessage());
+                return;
+            }
+            LatchkeyJar.Result r = cli.run("verify", "--backend", url, "-s", "mode=session", "--short-lease", "2s",
+                    "--group", "validation,exclusion,inspection");
+            assertThat(r.exit()).as(r.toString()).isZero();
+            assertThat(r.stdout()).as(r.toString())
+                    .contains("verify: session mode holds one connection per held lock and the TCK holds up to "
+                            + SessionPool.peakHeldLocks() + " locks on one client, so each TCK client uses poolSize="
+                            + (SessionPool.peakHeldLocks() + SessionPool.MARGIN))
+                    .contains("passed   §4.8 validation")
+                    .containsPattern("\\d+ passed, 0 failed");
+
+            // a pool size the user chose is used as it is, without the note
+            LatchkeyJar.Result own = cli.run("verify", "--backend", url, "-s", "mode=session", "-s", "poolSize=75",
+                    "--short-lease", "2s", "--group", "inspection");
+            assertThat(own.exit()).as(own.toString()).isZero();
+            assertThat(own.stdout()).as(own.toString()).doesNotContain("verify: session mode");
+        }
+    }
+
     @Test
     void withoutTheClassPathTheSchemeIsUnknown() {
         LatchkeyJar.Result r = cli.run("verify", "--backend", "testmem:x");
