@@ -51,15 +51,18 @@ final class BackendUris {
         List<ProviderRegistry.Discovered> found = ProviderRegistry.discover(loader);
         TreeSet<String> schemes = new TreeSet<>();
         StringBuilder failed = new StringBuilder();
+        boolean servedByABrokenProvider = false;
         for (ProviderRegistry.Discovered d : found) {
             if (d.provider() != null) {
                 schemes.addAll(d.provider().schemes());
             } else {
-                failed.append("; provider ").append(d.failedName()).append(" failed to load");
+                // connect() explains a provider that failed to load better than "unknown scheme" would
+                servedByABrokenProvider |= d.schemes().contains(scheme);
+                failed.append("; ").append(d.failureSentence());
             }
         }
         boolean forced = System.getProperty(ProviderRegistry.PROVIDER_OVERRIDE) != null;
-        if (!forced && !schemes.contains(scheme)) {
+        if (!forced && !servedByABrokenProvider && !schemes.contains(scheme)) {
             throw new IllegalArgumentException("unknown scheme '" + scheme + ":' in backend URI '" + Redaction.redact(uri)
                     + "'; known schemes: " + String.join(", ", schemes.stream().map(s -> s + ":").toList()) + failed);
         }
