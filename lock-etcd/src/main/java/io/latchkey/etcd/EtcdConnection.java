@@ -84,8 +84,14 @@ final class EtcdConnection {
             String info = authority.substring(0, at);
             authority = authority.substring(at + 1);
             int colon = info.indexOf(':');
-            user = decode(colon < 0 ? info : info.substring(0, colon));
-            password = colon < 0 ? null : decode(info.substring(colon + 1));
+            if (colon < 0) {
+                // a lone user-info is read as a password by Redaction, so it is never echoed: ask for user:password
+                throw new IllegalArgumentException("the user info of an etcd URI must be user:password (percent-encoded),"
+                        + " was '" + io.latchkey.spi.Redaction.redact(uri) + "'; or pass settings user and password");
+            }
+            user = decode(info.substring(0, colon));
+            user = user.isEmpty() ? null : user;
+            password = decode(info.substring(colon + 1));
         }
         List<String> hosts = new ArrayList<>();
         for (String hp : authority.split(",", -1)) {
@@ -141,7 +147,7 @@ final class EtcdConnection {
         }
         if (user != null && (password == null || password.isEmpty())) {
             // jetcd authenticates only with both (etcd maps a client certificate's common name to a user by itself)
-            throw new IllegalArgumentException("etcd user '" + user + "' was given without a password; set 'password'"
+            throw new IllegalArgumentException("an etcd user was given without a password; set 'password'"
                     + " (or the URI's user:password@), or use a client certificate (tlsCert, tlsKey) instead");
         }
         if ((cert == null) != (key == null)) {
