@@ -15,7 +15,7 @@ public final class EtcdBackendProvider implements LockBackendProvider {
 
     @Override
     public Set<String> schemes() {
-        return Set.of("etcd");
+        return Set.of("etcd", "etcds"); // etcds:// = etcd:// with TLS
     }
 
     @Override

@@ -42,7 +42,12 @@ final class EtcdCalls {
 
     /** Waits for the answer; {@code what} and {@code lockName} (may be null) go into the error message. */
     <T> T await(CompletableFuture<T> future, String what, String lockName) {
-        long deadline = System.nanoTime() + timeoutNanos;
+        return await(future, what, lockName, timeoutNanos);
+    }
+
+    /** As {@link #await(CompletableFuture, String, String)}, waiting at most {@code waitNanos}. */
+    <T> T await(CompletableFuture<T> future, String what, String lockName, long waitNanos) {
+        long deadline = System.nanoTime() + waitNanos;
         boolean interrupted = false;
         try {
             for (;;) {
@@ -53,7 +58,8 @@ final class EtcdCalls {
                 } catch (TimeoutException e) {
                     future.cancel(true);
                     throw new BackendUnavailableException("etcd did not answer " + what + describe(lockName) + " on "
-                            + backend + " within " + Duration.ofNanos(timeoutNanos) + " (setting requestTimeout)",
+                            + backend + " within " + io.latchkey.spi.StoreErrors.format(Duration.ofNanos(waitNanos))
+                            + (waitNanos == timeoutNanos ? " (setting requestTimeout)" : ""),
                             lockName, backend, e);
                 } catch (ExecutionException e) {
                     throw failure(e.getCause(), what, lockName);

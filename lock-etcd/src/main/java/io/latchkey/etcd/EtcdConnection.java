@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import io.latchkey.spi.StoreErrors;
 import javax.net.ssl.SSLException;
 
 /*
@@ -27,6 +28,7 @@ final class EtcdConnection {
     static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(10);
     static final Duration DEFAULT_KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
 
+    private final boolean secureScheme;
     private final List<String> hostPorts;
     private final String user;
     private final String password;
@@ -39,9 +41,10 @@ final class EtcdConnection {
     private final Duration keepaliveTimeout;
     private final EtcdSettings settings;
 
-    private EtcdConnection(List<String> hostPorts, String user, String password, boolean tls, String tlsCa, String tlsCert,
+    private EtcdConnection(boolean secureScheme, List<String> hostPorts, String user, String password, boolean tls, String tlsCa, String tlsCert,
                            String tlsKey, Duration connectTimeout, Duration keepaliveTime, Duration keepaliveTimeout,
                            EtcdSettings settings) {
+        this.secureScheme = secureScheme;
         this.hostPorts = List.copyOf(hostPorts);
         this.user = user;
         this.password = password;
@@ -60,11 +63,12 @@ final class EtcdConnection {
      * override everything except the hosts.
      */
     static EtcdConnection parse(String uri, Map<String, String> settingsMap) {
-        if (uri == null || !uri.regionMatches(true, 0, "etcd://", 0, 7)) {
-            throw new IllegalArgumentException("an etcd URI looks like etcd://host:port[,host:port...][/namespace], was '"
-                    + io.latchkey.spi.Redaction.redact(uri) + "'");
+        boolean secure = uri != null && uri.regionMatches(true, 0, "etcds://", 0, 8);
+        if (uri == null || !(secure || uri.regionMatches(true, 0, "etcd://", 0, 7))) {
+            throw new IllegalArgumentException("an etcd URI looks like etcd://host:port[,host:port...][/namespace] (etcds:// for"
+                    + " TLS), was '" + io.latchkey.spi.Redaction.redact(uri) + "'");
         }
-        String rest = uri.substring(7);
+        String rest = uri.substring(secure ? 8 : 7);
         int query = rest.indexOf('?');
         if (query >= 0 || rest.indexOf('#') >= 0) {
             throw new IllegalArgumentException("an etcd URI takes no query or fragment; pass settings in the map instead: "
@@ -80,8 +84,14 @@ final class EtcdConnection {
             String info = authority.substring(0, at);
             authority = authority.substring(at + 1);
             int colon = info.indexOf(':');
-            user = decode(colon < 0 ? info : info.substring(0, colon));
-            password = colon < 0 ? null : decode(info.substring(colon + 1));
+            if (colon < 0) {
+                // a lone user-info is read as a password by Redaction, so it is never echoed: ask for user:password
+                throw new IllegalArgumentException("the user info of an etcd URI must be user:password (percent-encoded),"
+                        + " was '" + io.latchkey.spi.Redaction.redact(uri) + "'; or pass settings user and password");
+            }
+            user = decode(info.substring(0, colon));
+            user = user.isEmpty() ? null : user;
+            password = decode(info.substring(colon + 1));
         }
         List<String> hosts = new ArrayList<>();
         for (String hp : authority.split(",", -1)) {
@@ -92,11 +102,11 @@ final class EtcdConnection {
         if (!path.isEmpty()) {
             lock.namespace(decode(path));
         }
-        boolean tls = false;
+        boolean tls = secure;
         String ca = null;
         String cert = null;
         String key = null;
-        Duration connectTimeout = Duration.ofSeconds(5);
+        Duration connectTimeout = StoreErrors.DEFAULT_CONNECT_TIMEOUT;
         Duration keepaliveTime = DEFAULT_KEEPALIVE_TIME;
         Duration keepaliveTimeout = DEFAULT_KEEPALIVE_TIMEOUT;
         for (Map.Entry<String, String> e : settingsMap.entrySet()) {
@@ -118,7 +128,13 @@ final class EtcdConnection {
                 case "keepaliveTimeout" -> keepaliveTimeout = positive(k, v);
                 case "user" -> user = v.isEmpty() ? null : v;
                 case "password" -> password = e.getValue();
-                case "tls" -> tls = parseBoolean(k, v);
+                case "tls" -> {
+                    tls = parseBoolean(k, v);
+                    if (secure && !tls) {
+                        throw new IllegalArgumentException("an etcds:// URI means TLS; setting tls=false contradicts it"
+                                + " (use etcd:// for plain text)");
+                    }
+                }
                 case "tlsCa" -> ca = v;
                 case "tlsCert" -> cert = v;
                 case "tlsKey" -> key = v;
@@ -131,7 +147,7 @@ final class EtcdConnection {
         }
         if (user != null && (password == null || password.isEmpty())) {
             // jetcd authenticates only with both (etcd maps a client certificate's common name to a user by itself)
-            throw new IllegalArgumentException("etcd user '" + user + "' was given without a password; set 'password'"
+            throw new IllegalArgumentException("an etcd user was given without a password; set 'password'"
                     + " (or the URI's user:password@), or use a client certificate (tlsCert, tlsKey) instead");
         }
         if ((cert == null) != (key == null)) {
@@ -141,34 +157,56 @@ final class EtcdConnection {
         if ((ca != null || cert != null) && !tls) {
             tls = true; // a CA or client certificate only makes sense over TLS
         }
-        return new EtcdConnection(hosts, user, password, tls, ca, cert, key, connectTimeout, keepaliveTime, keepaliveTimeout,
-                lock.build());
+        return new EtcdConnection(secure, hosts, user, password, tls, ca, cert, key, connectTimeout, keepaliveTime,
+                keepaliveTimeout, lock.build());
     }
 
     EtcdSettings settings() {
         return settings;
     }
 
+    /** The time allowed to reach the cluster (setting connectTimeout). */
+    Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    /** The members as the one-line errors name them: {@code etcd://h1:p1,h2:p2} (no user, no namespace). */
+    String target() {
+        return (secureScheme ? "etcds://" : "etcd://") + String.join(",", hostPorts);
+    }
+
+    /** {@code h1:p1,h2:p2}. */
+    String hostPorts() {
+        return String.join(",", hostPorts);
+    }
+
     /** The URI without password: {@code etcd://user@h1:p1,h2:p2/namespace}. */
     String description() {
-        return "etcd://" + (user == null ? "" : user + "@") + String.join(",", hostPorts) + "/" + settings.namespace()
+        return (secureScheme ? "etcds://" : "etcd://") + (user == null ? "" : user + "@") + String.join(",", hostPorts) + "/" + settings.namespace()
                 + (tls ? " (TLS)" : "");
     }
 
     /** A new jetcd client for these endpoints; the caller owns it. */
     Client newClient() {
+        return newClient(new UnaryDeadline(settings.requestTimeout()));
+    }
+
+    /** A new jetcd client whose unary calls are bounded by {@code deadline}; the caller owns it. */
+    Client newClient(UnaryDeadline deadline) {
         String scheme = tls ? "https://" : "http://";
         ClientBuilder b = Client.builder()
                 .endpoints(hostPorts.stream().map(hp -> scheme + hp).toArray(String[]::new))
                 .connectTimeout(connectTimeout)
                 .keepaliveTime(keepaliveTime)
                 .keepaliveTimeout(keepaliveTimeout)
-                .interceptor(new UnaryDeadline(settings.requestTimeout()));
+                .interceptor(deadline);
         if (user != null) {
             b.user(ByteSequence.from(user, StandardCharsets.UTF_8));
             b.password(ByteSequence.from(password, StandardCharsets.UTF_8));
         }
+        QuietGrpcLogging.apply();
         if (tls) {
+            checkTlsFiles();
             try {
                 b.sslContext(ssl -> {
                     if (tlsCa != null) {
@@ -184,11 +222,31 @@ final class EtcdConnection {
                         ? "; tlsKey must be an unencrypted PKCS#8 PEM key (BEGIN PRIVATE KEY), which is all jetcd reads:"
                         + " convert one with 'openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-pkcs8.pem'"
                         : "";
-                throw new IllegalArgumentException("could not set up TLS for " + description() + " (tlsCa=" + tlsCa
-                        + ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey + "): " + message + hint, e);
+                throw new IllegalArgumentException("could not set up TLS for " + target() + ": " + StoreErrors.oneLine(message)
+                        + hint + " (tlsCa=" + tlsCa
+                        + ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey + ")", e);
             }
         }
         return b.build();
+    }
+
+    /** Every TLS file given must be a readable file: otherwise an IllegalArgumentException names the setting. */
+    void checkTlsFiles() {
+        checkReadable("tlsCa", tlsCa);
+        checkReadable("tlsCert", tlsCert);
+        checkReadable("tlsKey", tlsKey);
+    }
+
+    /** A TLS file that cannot be read is named, with the setting, before any connection is tried. */
+    private void checkReadable(String setting, String file) {
+        if (file == null) {
+            return;
+        }
+        java.nio.file.Path path = java.nio.file.Path.of(file);
+        if (!java.nio.file.Files.isRegularFile(path) || !java.nio.file.Files.isReadable(path)) {
+            throw new IllegalArgumentException("could not set up TLS for " + target() + ": " + setting + " file '" + file + "' "
+                    + (java.nio.file.Files.exists(path) ? "is not a readable file" : "does not exist"));
+        }
     }
 
     private static String checkHostPort(String hp, String uri) {

@@ -22,6 +22,7 @@ import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.StoreErrors;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,6 +36,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,7 +83,7 @@ public final class EtcdLockBackend implements LockBackend {
     private final Contention contention;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private EtcdLockBackend(Client client, boolean ownsClient, EtcdSettings settings, String description) {
+    private EtcdLockBackend(Client client, boolean ownsClient, EtcdSettings settings, String description, boolean waitForLease) {
         this.client = client;
         this.ownsClient = ownsClient;
         this.settings = settings;
@@ -93,7 +95,11 @@ public final class EtcdLockBackend implements LockBackend {
         this.keeper = new LeaseKeeper(client.getLeaseClient(), settings.leaseTtlSeconds(), calls,
                 dead -> orphans.forgetLease(dead.id));
         this.contention = new Contention(kv, client.getWatchClient(), keys, keeper, orphans, calls, settings.waitRecheck());
-        grantLeaseNow();
+        if (waitForLease) {
+            grantLeaseNow();
+        } else {
+            keeper.prefetch();
+        }
     }
 
     /**
@@ -119,7 +125,73 @@ public final class EtcdLockBackend implements LockBackend {
     public static EtcdLockBackend connect(String uri, Map<String, String> settings) {
         Objects.requireNonNull(settings, "settings");
         EtcdConnection c = EtcdConnection.parse(uri, settings);
-        return new EtcdLockBackend(c.newClient(), true, c.settings(), c.description());
+        c.checkTlsFiles();
+        long deadline = System.nanoTime() + c.connectTimeout().toNanos();
+        Reachability.Result reach = Reachability.probe(c.hostPorts(), deadline);
+        if (!reach.anyAccepted()) {
+            throw StoreErrors.cannotReach(c.target(), c.connectTimeout(), reach.reason(), null, null);
+        }
+        UnaryDeadline calls = new UnaryDeadline(c.settings().requestTimeout());
+        calls.connecting(deadline);
+        EtcdLockBackend b = new EtcdLockBackend(c.newClient(calls), true, c.settings(), c.description(), false);
+        for (;;) {
+            try {
+                b.keeper.session(Math.max(1, deadline - System.nanoTime()));
+                calls.connected();
+                return b;
+            } catch (RuntimeException e) {
+                // a call's deadline can end before gRPC has recorded why the connection failed (a TLS alert comes
+                // after the handshake): while time is left, ask again, so that the reason can be told
+                if (!(e instanceof BackendUnavailableException) || EtcdCalls.explain(e) != null
+                        || deadline - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(100)) {
+                    closeInBackground(b);
+                    throw connectFailure(c, e);
+                }
+            }
+        }
+    }
+
+    /*
+     * Why the first lease could not be granted within connectTimeout, as one line: a refused user or password is
+     * "authentication failed at etcd://host:port: ...", a TLS problem or silence is "cannot reach ... within 5s: ..."
+     * with the TLS problem in words (EtcdCalls.explain). The password is in none of these texts.
+     */
+    private static RuntimeException connectFailure(EtcdConnection c, RuntimeException e) {
+        if (!(e instanceof BackendUnavailableException)) {
+            return e;
+        }
+        String explained = EtcdCalls.explain(e);
+        if (explained != null && explained.startsWith("etcd refused the user name or password")) {
+            return StoreErrors.authenticationFailed(c.target(), explained, null, e);
+        }
+        if (explained != null && explained.startsWith("etcd denied this user access")) {
+            return StoreErrors.authenticationFailed(c.target(), explained, null, e);
+        }
+        if (explained != null) {
+            return StoreErrors.cannotReach(c.target(), c.connectTimeout(), explained, null, e);
+        }
+        String all = everything(e).toLowerCase(java.util.Locale.ROOT);
+        String reason = all.contains("connection refused") ? "connection refused"
+                : all.contains("unknownhost") || all.contains("unresolved") ? "unknown host"
+                : all.contains("did not answer") || all.contains("deadline_exceeded") || all.contains("deadline exceeded")
+                ? "the server accepted the TCP connection but did not answer etcd's gRPC protocol"
+                : e.getMessage();
+        return StoreErrors.cannotReach(c.target(), c.connectTimeout(), reason, null, e);
+    }
+
+    /* The caller has its answer; a channel to a silent server may take a while to shut down. */
+    private static void closeInBackground(EtcdLockBackend b) {
+        Thread t = new Thread(b::close, "latchkey-etcd-close-unconnected");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private static String everything(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable c = t; c != null && sb.length() < 100_000; c = c.getCause()) {
+            sb.append(c).append('\n');
+        }
+        return sb.toString();
     }
 
     /** As {@link #connect(String, Map)} without settings. */
@@ -394,7 +466,7 @@ public final class EtcdLockBackend implements LockBackend {
         public EtcdLockBackend build() {
             EtcdSettings s = settings.build();
             String d = description != null ? description : "etcd (application client)/" + s.namespace();
-            return new EtcdLockBackend(client, false, s, d);
+            return new EtcdLockBackend(client, false, s, d, true);
         }
     }
 }

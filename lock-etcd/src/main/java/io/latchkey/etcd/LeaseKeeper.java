@@ -69,6 +69,11 @@ final class LeaseKeeper implements AutoCloseable {
 
     /** The live lease, granting one if there is none (one request, once per lease). */
     LeaseSession session() {
+        return session(calls.timeoutNanos());
+    }
+
+    /** As {@link #session()}, waiting at most {@code timeoutNanos} for a grant. */
+    LeaseSession session(long timeoutNanos) {
         for (;;) {
             CompletableFuture<LeaseSession> f;
             boolean mine = false;
@@ -89,7 +94,7 @@ final class LeaseKeeper implements AutoCloseable {
             if (mine) {
                 grant(f);
             }
-            LeaseSession s = calls.await(f, "granting this client's lease", null);
+            LeaseSession s = calls.await(f, "granting this client's lease", null, timeoutNanos);
             if (s.alive()) {
                 return s;
             }

@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class UnaryDeadline implements ClientInterceptor {
     private final long deadlineNanos;
+    /** While connecting: the System.nanoTime() at which connectTimeout ends (0 once connected). */
+    private volatile long connectDeadline;
 
     UnaryDeadline(Duration requestTimeout) {
         long timeout = requestTimeout.toNanos();
@@ -26,10 +28,28 @@ final class UnaryDeadline implements ClientInterceptor {
         this.deadlineNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), timeout - timeout / 10);
     }
 
+    /**
+     * Until {@link #connected()}, a call also ends at 90 % of what is left of the connect timeout, so that its
+     * status (with gRPC's reason) arrives before connect gives up, and no call outlives a failed connect.
+     */
+    void connecting(long connectDeadlineNanos) {
+        this.connectDeadline = connectDeadlineNanos;
+    }
+
+    void connected() {
+        this.connectDeadline = 0;
+    }
+
     @Override
     public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
         if (method.getType() == MethodDescriptor.MethodType.UNARY) {
-            CallOptions bounded = options.withDeadlineAfter(deadlineNanos, TimeUnit.NANOSECONDS);
+            long nanos = deadlineNanos;
+            long connectBy = connectDeadline;
+            if (connectBy != 0) {
+                long left = connectBy - System.nanoTime();
+                nanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(nanos, left - left / 10));
+            }
+            CallOptions bounded = options.withDeadlineAfter(nanos, TimeUnit.NANOSECONDS);
             if (options.getDeadline() == null || bounded.getDeadline().isBefore(options.getDeadline())) {
                 return next.newCall(method, bounded);
             }

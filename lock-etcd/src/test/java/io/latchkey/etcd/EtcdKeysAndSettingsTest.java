@@ -91,6 +91,9 @@ class EtcdKeysAndSettingsTest {
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:1/ns", Map.of("namespace", "other")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("once");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://app@h:1", Map.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("user:password")
+                .hasMessageNotContaining("app");
+        assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:1", Map.of("user", "app")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("without a password");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:1", Map.of("password", "x")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("user").hasMessageNotContaining("x'");

@@ -25,6 +25,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -163,42 +165,51 @@ class EtcdSecurityTest {
     }
 
     @Test
-    @DisplayName("mutual TLS: a client without a certificate fails with BackendUnavailableException naming the backend and the cause")
+    @DisplayName("mutual TLS: a client without a certificate fails at connect, in one line that names the TLS problem")
     void mutualTlsWithoutClientCertificate() {
         Map<String, String> noCert = settings(Map.of("tls", "true", "tlsCa", certificates.caCertificate().toString()),
                 "requestTimeout", "1s");
-        try (LockClient c = Latchkey.connect(mutualTls.uri(), noCert)) {
-            assertThatThrownBy(() -> c.lock("mtls/no-cert").tryAcquire())
-                    .isInstanceOf(BackendUnavailableException.class)
-                    .hasMessageContaining(hostPorts(mutualTls))
-                    .hasMessageContaining("mtls/no-cert")
-                    .hasMessageContaining("TLS handshake")
-                    .hasMessageContaining("client certificate")
-                    .satisfies(e -> assertThat(((LockException) e).backend()).contains(hostPorts(mutualTls)));
-        }
+        assertThatThrownBy(() -> Latchkey.connect(mutualTls.uri(), noCert))
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageStartingWith("cannot reach etcd://" + hostPorts(mutualTls) + " within 5s: the TLS handshake with"
+                        + " etcd failed: the server wants a client certificate it trusts (settings tlsCert and tlsKey)")
+                .satisfies(e -> assertThat(((LockException) e).backend()).contains(hostPorts(mutualTls)));
+        // the same with the etcds:// scheme (TLS implied): lock-etcd serves it, so the message is about TLS, not a module
+        Map<String, String> caOnly = settings(Map.of("tlsCa", certificates.caCertificate().toString()), "requestTimeout", "1s");
+        assertThatThrownBy(() -> Latchkey.connect("etcds://" + hostPorts(mutualTls), caOnly))
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageStartingWith("cannot reach etcds://" + hostPorts(mutualTls) + " within 5s: the TLS handshake with"
+                        + " etcd failed: the server wants a client certificate it trusts");
     }
 
     @Test
-    @DisplayName("TLS: a server certificate signed by a CA the client does not trust fails clearly; plain text to a TLS port fails")
-    void untrustedServerCertificate() {
-        Map<String, String> otherCa = settings(Map.of("tls", "true", "tlsCa", strangers.caCertificate().toString(),
+    @DisplayName("TLS: a CA that does not verify the server, a missing CA file, a certificate without key: each first line names the TLS problem")
+    void tlsMisconfigurationsAreNamed() {
+        String hosts = hostPorts(mutualTls);
+        Map<String, String> otherCa = settings(Map.of("tlsCa", strangers.caCertificate().toString(),
                 "tlsCert", certificates.clientCertificate().toString(), "tlsKey", certificates.clientKey().toString()),
                 "requestTimeout", "1s");
-        try (LockClient c = Latchkey.connect(mutualTls.uri(), otherCa)) {
-            assertThatThrownBy(() -> c.lock("tls/untrusted").tryAcquire())
-                    .isInstanceOf(BackendUnavailableException.class)
-                    .hasMessageContaining(hostPorts(mutualTls))
-                    .hasMessageContaining("TLS handshake")
-                    .hasMessageContaining("not signed by a CA this client trusts")
-                    .hasMessageContaining("tlsCa");
-        }
-        try (LockClient c = Latchkey.connect(mutualTls.uri(), settings(Map.of(), "requestTimeout", "1s"))) {
-            // plain text to a TLS port: the server resets or closes the connection, which tells nothing more
-            assertThatThrownBy(() -> c.lock("tls/plain").tryAcquire())
-                    .isInstanceOf(BackendUnavailableException.class)
-                    .hasMessageContaining(hostPorts(mutualTls))
-                    .hasMessageContaining("tls/plain");
-        }
+        assertThatThrownBy(() -> Latchkey.connect("etcds://" + hosts, otherCa))
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageStartingWith("cannot reach etcds://" + hosts + " within 5s: the TLS handshake with etcd failed: the"
+                        + " server's certificate is not signed by a CA this client trusts (setting tlsCa)");
+        assertThatThrownBy(() -> Latchkey.connect("etcds://" + hosts, Map.of("tlsCa", "/nonexistent/ca.pem")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("could not set up TLS for etcds://" + hosts + ": tlsCa file '/nonexistent/ca.pem' does not exist");
+        assertThatThrownBy(() -> Latchkey.connect("etcds://" + hosts, Map.of("tlsCa", certificates.directory().toString())))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("could not set up TLS for etcds://" + hosts + ": tlsCa file '")
+                .hasMessageEndingWith("' is not a readable file");
+        assertThatThrownBy(() -> Latchkey.connect("etcds://" + hosts, Map.of("tlsCert", certificates.clientCertificate().toString())))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("tlsCert and tlsKey (client certificate and its PKCS#8 key) go together");
+        assertThatThrownBy(() -> Latchkey.connect("etcds://" + hosts, Map.of("tls", "false")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("an etcds:// URI means TLS");
+        // plain text to a TLS port: the server closes the connection, which tells nothing more than "no answer"
+        assertThatThrownBy(() -> Latchkey.connect(mutualTls.uri(), settings(Map.of(), "requestTimeout", "1s")))
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageStartingWith("cannot reach etcd://" + hosts + " within 5s: ");
     }
 
     @Test
@@ -226,31 +237,25 @@ class EtcdSecurityTest {
     }
 
     @Test
-    @DisplayName("user/password: a wrong password fails clearly, and the password appears in no message, log or toString")
+    @DisplayName("user/password: a wrong password fails at connect in one line 'authentication failed at etcd://host:port', never echoing it")
     void wrongPassword() throws Exception {
-        AtomicReference<Throwable> failure = new AtomicReference<>();
+        String hosts = hostPorts(withAuth);
+        List<Throwable> failures = new ArrayList<>();
         String logs = capturingLogs(() -> {
-            try (EtcdLockBackend b = EtcdLockBackend.connect(withAuth.uri(), settings(Map.of(), "user", USER, "password", WRONG_PASSWORD));
-                 LockClient c = Latchkey.client(b)) {
-                assertThat(b.toString()).doesNotContain(WRONG_PASSWORD);
-                assertThat(c.toString()).doesNotContain(WRONG_PASSWORD);
-                failure.set(catchThrowable(() -> c.lock("auth/wrong").tryAcquire()));
-            }
-            String hosts = hostPorts(withAuth);
-            try (LockClient c = Latchkey.connect("etcd://" + USER + ":" + WRONG_PASSWORD + "@" + hosts, settings(Map.of()))) {
-                assertThatThrownBy(() -> c.lock("auth/wrong-uri").acquire(Duration.ofMillis(300)))
-                        .isInstanceOf(BackendUnavailableException.class)
-                        .satisfies(e -> assertThat(everything(e)).doesNotContain(WRONG_PASSWORD));
-            }
+            failures.add(catchThrowable(() -> EtcdLockBackend.connect(withAuth.uri(),
+                    settings(Map.of(), "user", USER, "password", WRONG_PASSWORD))));
+            failures.add(catchThrowable(() -> Latchkey.connect("etcd://" + USER + ":" + WRONG_PASSWORD + "@" + hosts,
+                    settings(Map.of()))));
+            failures.add(catchThrowable(() -> Latchkey.connect("etcd://" + USER + ":" + WRONG_PASSWORD.replace("-", "%2D") + "@"
+                    + hosts, settings(Map.of()))));
         });
-        assertThat(failure.get())
-                .isInstanceOf(BackendUnavailableException.class)
-                .hasMessageContaining(hostPorts(withAuth))
-                .hasMessageContaining("auth/wrong")
-                .hasMessageContaining("refused the user name or password");
-        assertThat(everything(failure.get())).doesNotContain(WRONG_PASSWORD);
-        assertThat(logs).as("the backend logged why it could not grant its lease").contains("refused the user name or password")
-                .doesNotContain(WRONG_PASSWORD);
+        for (Throwable f : failures) {
+            assertThat(f).isInstanceOf(BackendUnavailableException.class)
+                    .hasMessage("authentication failed at etcd://" + hosts + ": etcd refused the user name or password"
+                            + " (settings user and password, or the URI's user info)");
+            assertThat(everything(f)).doesNotContain(WRONG_PASSWORD).doesNotContain(WRONG_PASSWORD.replace("-", "%2D"));
+        }
+        assertThat(logs).doesNotContain(WRONG_PASSWORD);
     }
 
     @Test

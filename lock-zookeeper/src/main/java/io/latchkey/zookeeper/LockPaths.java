@@ -2,6 +2,8 @@ package io.latchkey.zookeeper;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -9,7 +11,17 @@ import java.util.List;
 /*
  * Where locks live in the ZooKeeper tree, and how names and owners become path components.
  *
- *   <basePath>/<encoded name>/lk-<encoded owner>-<10-digit sequence>
+ *   <basePath>/<bucket>/<encoded name>/lk-<encoded owner>-<10-digit sequence>
+ *
+ * Buckets: a getChildren reply must fit in the client's packet limit (jute.maxbuffer, 1 MB by default), or the
+ * client drops its connection and every lock it holds is at risk. With every name directly under the base, a
+ * few thousand long names were enough. So the names are spread over BUCKETS (4096) container nodes, named by
+ * the first 12 bits of the SHA-256 of the encoded name as three lower-case hex digits. The base then has at
+ * most 4096 children of 3 characters (28 KB listed), and a bucket's listing costs at most 769 bytes per name
+ * (4-byte length + a 765-character component), so one bucket holds 1,360 names of the longest kind within
+ * 1 MB; spread evenly, the fullest of 4096 buckets reaches that only around 5 million such names (mean 1,220
+ * plus 4 standard deviations), far more than one ensemble keeps in memory. list() still checks a bucket's
+ * child count before reading it (see ZooKeeperLockBackend.list).
  *
  * Encoding: the UTF-8 bytes of the text, with A-Z a-z 0-9 '-' '_' '.' kept and every other byte written as
  * %XX (upper-case hex). A name that is exactly "." or ".." has its dots escaped too. The result is plain
@@ -24,6 +36,11 @@ final class LockPaths {
     static final String NODE_PREFIX = "lk-";
     private static final int SEQUENCE_DIGITS = 10;
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+    private static final char[] BUCKET_HEX = "0123456789abcdef".toCharArray();
+    /** Number of bucket nodes under the base path (12 bits of the hash). */
+    static final int BUCKETS = 4096;
+    /** The most bytes one child costs in a getChildren reply: a 4-byte length and a 765-character component. */
+    static final int MAX_CHILD_BYTES = 4 + 3 * 255;
 
     /** Orders contender nodes by the sequence number ZooKeeper appended, i.e. by arrival. */
     static final Comparator<String> BY_SEQUENCE = Comparator.comparingLong(LockPaths::sequence);
@@ -40,7 +57,42 @@ final class LockPaths {
 
     /** The container node under which the contenders for {@code name} queue. */
     String parent(String name) {
-        return basePath + "/" + encodeName(name);
+        String component = encodeName(name);
+        return basePath + "/" + bucketOf(component) + "/" + component;
+    }
+
+    /** The bucket node's path. */
+    String bucketPath(String bucket) {
+        return basePath + "/" + bucket;
+    }
+
+    /** The bucket of an encoded name component: the first 12 bits of its SHA-256, as 3 lower-case hex digits. */
+    static String bucketOf(String component) {
+        byte[] h = sha256().digest(component.getBytes(StandardCharsets.US_ASCII));
+        int b = ((h[0] & 0xFF) << 4) | ((h[1] & 0xFF) >> 4);
+        return new String(new char[] {BUCKET_HEX[b >> 8], BUCKET_HEX[(b >> 4) & 0xF], BUCKET_HEX[b & 0xF]});
+    }
+
+    /** Whether a child of the base path is a bucket this library wrote (nodes of another layout are skipped). */
+    static boolean isBucket(String component) {
+        if (component.length() != 3) {
+            return false;
+        }
+        for (int i = 0; i < 3; i++) {
+            char c = component.charAt(i);
+            if ((c < '0' || c > '9') && (c < 'a' || c > 'f')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
     }
 
     /** The name a parent component stands for, or null if the component is not one of ours. */

@@ -1,12 +1,13 @@
 package io.latchkey.zookeeper;
 
-import io.latchkey.BackendUnavailableException;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.LockBackendProvider;
 import io.latchkey.spi.Redaction;
+import io.latchkey.spi.StoreErrors;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -21,8 +22,11 @@ import org.apache.zookeeper.common.PathUtils;
  * prepended to the base path; {@code user:password@} in the URI adds a {@code digest} authentication. Settings
  * ({@link ZooKeeperSettings#KEYS}) come from the settings map or the query string, not both for one key.
  *
- * <p>The backend builds and owns its Curator client: it waits up to the connection timeout for the first
- * connection, and closing the backend closes the client (ending its session).
+ * <p>The backend builds and owns its Curator client. It first checks that some server accepts a TCP connection
+ * (otherwise it fails at once with {@code cannot reach zookeeper://host:port within 5s: connection refused},
+ * without starting a ZooKeeper client, whose reconnection loop would log a warning every second), then waits
+ * for the first session until {@code connectTimeout} (default 5 s) has passed since the call began. Closing the
+ * backend closes the client (ending its session).
  */
 public final class ZooKeeperBackendProvider implements LockBackendProvider {
 
@@ -35,10 +39,18 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
     public LockBackend create(URI uri, Map<String, String> settings) {
         Parsed p = parse(uri, settings);
         String description = Redaction.redact(uri.toString());
+        // the one-line errors name the servers only: scheme://host:port[,host:port], no user, no path
+        String target = "zookeeper://" + p.connectString;
+        Duration connectTimeout = p.settings.connectTimeout();
+        long deadline = System.nanoTime() + connectTimeout.toNanos();
+        Reachability.Result reach = Reachability.probe(p.connectString, deadline);
+        if (!reach.anyAccepted()) {
+            throw StoreErrors.cannotReach(target, connectTimeout, reach.reason(), null, null);
+        }
         CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
                 .connectString(p.connectString)
                 .sessionTimeoutMs(millis(p.settings.sessionTimeout().toMillis()))
-                .connectionTimeoutMs(millis(p.settings.connectionTimeout().toMillis()))
+                .connectionTimeoutMs(millis(connectTimeout.toMillis()))
                 // a few quick retries ride out a leader election; the core retries whole acquisitions itself
                 .retryPolicy(new BoundedExponentialBackoffRetry(50, 1000, 3))
                 .ensembleTracker(false);
@@ -49,19 +61,31 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
         curator.start();
         boolean connected;
         try {
-            connected = curator.blockUntilConnected((int) p.settings.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+            connected = curator.blockUntilConnected((int) Math.min(Integer.MAX_VALUE, left), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            curator.close();
-            throw new BackendUnavailableException("interrupted while connecting to " + description, null, description, e);
+            closeInBackground(curator);
+            throw StoreErrors.cannotReach(target, connectTimeout, "interrupted while connecting", null, e);
         }
         if (!connected) {
-            curator.close();
-            throw new BackendUnavailableException("could not connect to " + description + " within "
-                    + p.settings.connectionTimeout() + " (connectionTimeout)", null, description, null);
+            closeInBackground(curator);
+            throw StoreErrors.cannotReach(target, connectTimeout, "the server accepted the TCP connection but did not answer"
+                    + " ZooKeeper's session handshake", null, null);
         }
         return new ZooKeeperLockBackend(curator, true, description, p.basePath,
                 TimeUnit.MILLISECONDS.toNanos(p.settings.sessionTimeout().toMillis()));
+    }
+
+    /*
+     * A client that never connected may take a whole handshake timeout (session timeout / number of servers) to
+     * close against a silent server, because the ZooKeeper client first waits for an answer to its handshake.
+     * The caller has its answer already; the client ends on a daemon thread.
+     */
+    private static void closeInBackground(CuratorFramework curator) {
+        Thread t = new Thread(curator::close, "latchkey-zk-close-unconnected");
+        t.setDaemon(true);
+        t.start();
     }
 
     private static int millis(long ms) {

@@ -79,6 +79,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     private final LockPaths paths;
     private final SessionState session;
     private final OrphanCleaner orphans;
+    private final Listing listing;
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
     private final Set<CountDownLatch> waiters = ConcurrentHashMap.newKeySet();
     private volatile GrantLossSink sink = NO_SINK;
@@ -93,6 +94,8 @@ public final class ZooKeeperLockBackend implements LockBackend {
         this.paths = new LockPaths(basePath);
         this.orphans = new OrphanCleaner(curator, description);
         this.session = new SessionState(curator, fallbackSessionTimeoutNanos, new SessionEvents());
+        // one reply may take as long as Curator's retries over a suspended connection: bound it by the session
+        this.listing = new Listing(curator, paths, () -> Math.max(1000, TimeUnit.NANOSECONDS.toMillis(this.session.timeoutNanos())));
         curator.getConnectionStateListenable().addListener(session);
     }
 
@@ -292,21 +295,8 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public List<LockInfo> list(String prefix) {
-        List<LockInfo> out = new ArrayList<>();
         try {
-            List<String> parents;
-            try {
-                parents = curator.getChildren().forPath(paths.basePath());
-            } catch (KeeperException.NoNodeException none) {
-                return out;
-            }
-            for (String component : parents) {
-                String name = LockPaths.nameOf(component);
-                if (name != null && name.startsWith(prefix) && paths.parent(name).endsWith("/" + component)) {
-                    holderOf(name, paths.basePath() + "/" + component).ifPresent(out::add);
-                }
-            }
-            return out;
+            return listing.list(prefix);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw unavailable(prefix, "interrupted while listing", e);
@@ -445,6 +435,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
     }
 
     private static String describe(Throwable e) {
+        if (e instanceof Listing.ListingTooLargeException) {
+            return e.getMessage();
+        }
         if (e instanceof KeeperException ke) {
             return "ZooKeeper " + ke.code() + (ke.getPath() == null ? "" : " at " + ke.getPath());
         }

@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import io.latchkey.spi.StoreErrors;
 import org.apache.zookeeper.common.PathUtils;
 
 /**
@@ -17,8 +18,10 @@ import org.apache.zookeeper.common.PathUtils;
  *       dies frees its locks within it; the server may negotiate it into its {@code minSessionTimeout}..
  *       {@code maxSessionTimeout} range, and the backend uses the negotiated value. Keep lock leases at or
  *       below it (see the module README).</li>
- *   <li>{@code connectionTimeout} (default 5 s): how long one operation waits for a connection before it
- *       fails with {@link io.latchkey.BackendUnavailableException}. At most the session timeout.</li>
+ *   <li>{@code connectTimeout} (default 5 s, {@link io.latchkey.spi.StoreErrors#CONNECT_TIMEOUT}, the name every
+ *       scheme accepts): how long connecting may take before it fails with {@code cannot reach
+ *       zookeeper://host:port within 5s: <reason>}, and how long one operation waits for a connection. At most the
+ *       session timeout. {@code connectionTimeout}, its earlier name, is accepted as an alias (not both).</li>
  *   <li>{@code basePath} (default {@code /latchkey}): the node under which every lock's parent lives. An
  *       absolute ZooKeeper path, not the root and not under {@code /zookeeper}.</li>
  * </ul>
@@ -28,7 +31,9 @@ import org.apache.zookeeper.common.PathUtils;
  */
 public final class ZooKeeperSettings {
     /** The keys {@link #fromMap(Map)} accepts. */
-    public static final Set<String> KEYS = Set.of("sessionTimeout", "connectionTimeout", "basePath");
+    public static final Set<String> KEYS = Set.of("sessionTimeout", StoreErrors.CONNECT_TIMEOUT, "connectionTimeout", "basePath");
+    /** The earlier name of {@code connectTimeout}, still accepted. */
+    static final String CONNECT_TIMEOUT_ALIAS = "connectionTimeout";
 
     private static final Duration MIN_TIMEOUT = Duration.ofMillis(100);
     private static final Duration MAX_TIMEOUT = Duration.ofHours(1);
@@ -52,7 +57,7 @@ public final class ZooKeeperSettings {
     }
 
     public Builder toBuilder() {
-        return new Builder().sessionTimeout(sessionTimeout).connectionTimeout(connectionTimeout).basePath(basePath);
+        return new Builder().sessionTimeout(sessionTimeout).connectTimeout(connectionTimeout).basePath(basePath);
     }
 
     /**
@@ -65,12 +70,15 @@ public final class ZooKeeperSettings {
         if (settings == null) {
             return b.build();
         }
+        if (settings.containsKey(StoreErrors.CONNECT_TIMEOUT) && settings.containsKey(CONNECT_TIMEOUT_ALIAS)) {
+            throw new IllegalArgumentException("give connectTimeout or its earlier name connectionTimeout, not both");
+        }
         for (Map.Entry<String, String> e : settings.entrySet()) {
             String key = e.getKey();
             String value = e.getValue() == null ? "" : e.getValue().trim();
             switch (key) {
                 case "sessionTimeout" -> b.sessionTimeout(parseDuration(key, value));
-                case "connectionTimeout" -> b.connectionTimeout(parseDuration(key, value));
+                case StoreErrors.CONNECT_TIMEOUT, CONNECT_TIMEOUT_ALIAS -> b.connectTimeout(parseDuration(key, value));
                 case "basePath" -> b.basePath(value);
                 default -> throw new IllegalArgumentException("unknown ZooKeeper setting '" + key + "'; known settings: "
                         + new TreeSet<>(KEYS));
@@ -83,6 +91,12 @@ public final class ZooKeeperSettings {
         return sessionTimeout;
     }
 
+    /** How long connecting may take, and how long one operation waits for a connection. */
+    public Duration connectTimeout() {
+        return connectionTimeout;
+    }
+
+    /** The same as {@link #connectTimeout()} (its earlier name). */
     public Duration connectionTimeout() {
         return connectionTimeout;
     }
@@ -93,7 +107,7 @@ public final class ZooKeeperSettings {
 
     @Override
     public String toString() {
-        return "ZooKeeperSettings[sessionTimeout=" + sessionTimeout + ", connectionTimeout=" + connectionTimeout
+        return "ZooKeeperSettings[sessionTimeout=" + sessionTimeout + ", connectTimeout=" + StoreErrors.format(connectionTimeout)
                 + ", basePath=" + basePath + "]";
     }
 
@@ -122,7 +136,7 @@ public final class ZooKeeperSettings {
     /** Builder; every setter checks its argument and says what is allowed. */
     public static final class Builder {
         private Duration sessionTimeout = Duration.ofSeconds(30);
-        private Duration connectionTimeout = Duration.ofSeconds(5);
+        private Duration connectionTimeout = StoreErrors.DEFAULT_CONNECT_TIMEOUT;
         private String basePath = "/latchkey";
 
         private Builder() {
@@ -134,10 +148,15 @@ public final class ZooKeeperSettings {
             return this;
         }
 
-        /** How long one operation waits for a connection: 100 ms to 1 h, and at most the session timeout. */
-        public Builder connectionTimeout(Duration d) {
-            connectionTimeout = timeout(d, "connectionTimeout");
+        /** How long connecting may take, and one operation waits for a connection: 100 ms to 1 h, at most the session timeout. */
+        public Builder connectTimeout(Duration d) {
+            connectionTimeout = timeout(d, StoreErrors.CONNECT_TIMEOUT);
             return this;
+        }
+
+        /** The same as {@link #connectTimeout(Duration)} (its earlier name). */
+        public Builder connectionTimeout(Duration d) {
+            return connectTimeout(d);
         }
 
         /** The base node: an absolute ZooKeeper path such as {@code /latchkey}, not {@code /}, not under {@code /zookeeper}. */
@@ -161,8 +180,8 @@ public final class ZooKeeperSettings {
 
         public ZooKeeperSettings build() {
             if (connectionTimeout.compareTo(sessionTimeout) > 0) {
-                throw new IllegalArgumentException("connectionTimeout (" + connectionTimeout + ") must not exceed "
-                        + "sessionTimeout (" + sessionTimeout + ")");
+                throw new IllegalArgumentException("connectTimeout (" + StoreErrors.format(connectionTimeout) + ") must not "
+                        + "exceed sessionTimeout (" + StoreErrors.format(sessionTimeout) + ")");
             }
             return new ZooKeeperSettings(this);
         }

@@ -32,11 +32,32 @@ class LockPathsTest {
             String path = paths.parent(n);
             assertThatNoException().as(n).isThrownBy(() -> PathUtils.validatePath(path));
             assertThat(path).startsWith("/latchkey/");
-            String component = path.substring("/latchkey/".length());
+            String[] parts = path.substring("/latchkey/".length()).split("/", -1);
+            assertThat(parts).as(path).hasSize(2);
+            String component = parts[1];
             assertThat(component).doesNotContain("/").isNotIn("", ".", "..");
+            assertThat(LockPaths.isBucket(parts[0])).as(path).isTrue();
+            assertThat(parts[0]).isEqualTo(LockPaths.bucketOf(component));
             assertThat(LockPaths.nameOf(component)).isEqualTo(n);
             assertThat(seen.add(component)).as("%s collides", n).isTrue();
         }
+    }
+
+    @Test
+    void bucketsAreTheFirstTwelveBitsOfTheSha256OfTheEncodedNameAndSpreadEvenly() {
+        // pinned: the layout is on the store, so it must not change between versions unnoticed
+        assertThat(LockPaths.bucketOf("a")).isEqualTo("ca9"); // sha256("a") = ca978112...
+        assertThat(paths.parent("a")).isEqualTo("/latchkey/ca9/a");
+        assertThat(LockPaths.isBucket("0af")).isTrue();
+        assertThat(LockPaths.isBucket("0AF")).isFalse();
+        assertThat(LockPaths.isBucket("abcd")).isFalse();
+        int[] load = new int[LockPaths.BUCKETS];
+        for (int i = 0; i < 200_000; i++) {
+            load[Integer.parseInt(LockPaths.bucketOf(LockPaths.encodeName("job-" + i)), 16)]++;
+        }
+        // mean 48.8: the fullest bucket stays far below the 1,360 longest names one 1 MB reply carries
+        assertThat(java.util.Arrays.stream(load).max().orElseThrow()).isLessThan(100);
+        assertThat(java.util.Arrays.stream(load).min().orElseThrow()).isGreaterThan(10);
     }
 
     @Test

@@ -1,0 +1,93 @@
+package io.latchkey.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import io.latchkey.Latchkey;
+import io.latchkey.LockClient;
+import io.latchkey.zookeeper.fixtures.ZooKeeperServer;
+import io.latchkey.zookeeper.fixtures.ZooKeeperServers;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Issue 12 items 1 and 2 for ZooKeeper: no form of password in a {@code zookeeper://} URI ({@code user:pw@},
+ * {@code :pw@}, {@code pw@}, percent-encoded) appears in {@code backend()}, in an exception message or cause,
+ * or in anything logged at DEBUG (a separate JVM, every logger at DEBUG, against a real server). ZooKeeper's
+ * digest authentication cannot fail at connect: the server accepts any digest credentials and judges them per
+ * node ACL (see the module README), so a wrong password is not an error here.
+ */
+class ZooKeeperSecretsTest {
+    private static final String SECRET = "S3cretPw";
+    private static ZooKeeperServer server;
+    private static int closedPort;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = ZooKeeperServers.single();
+        try (ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static List<String> texts(Throwable t) {
+        List<String> out = new ArrayList<>();
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            out.add(String.valueOf(c));
+        }
+        return out;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"user:" + SECRET + "@", ":" + SECRET + "@", SECRET + "@", "user:S3cret%40Pw@", "S3cret%40Pw@"})
+    @DisplayName("no password in backend(), messages or causes, connected or not")
+    void noPasswordAnywhere(String userInfo) {
+        String hostPort = server.connectString();
+        Throwable parse = null;
+        try (LockClient c = Latchkey.connect("zookeeper://" + userInfo + hostPort)) {
+            assertThat(c.backend()).doesNotContain(SECRET).doesNotContain("S3cret%40Pw").doesNotContain("S3cret@Pw");
+            assertThat(c.lock("secrets/x").tryAcquire()).isPresent();
+        } catch (IllegalArgumentException e) {
+            parse = e; // pw@ (no colon) is not a digest credential: rejected, without echoing it
+        }
+        if (parse != null) {
+            assertThat(userInfo).doesNotContain(":");
+            assertThat(texts(parse)).noneMatch(s -> s.contains("S3cret"));
+        }
+        Throwable unreachable = catchThrowable(() -> Latchkey.connect("zookeeper://" + userInfo + "127.0.0.1:" + closedPort));
+        assertThat(unreachable).isNotNull();
+        assertThat(texts(unreachable)).noneMatch(s -> s.contains("S3cret"));
+        Throwable unknownSetting = catchThrowable(() -> Latchkey.connect("zookeeper://" + hostPort + "?password=" + SECRET));
+        assertThat(texts(unknownSetting)).noneMatch(s -> s.contains("S3cret"));
+        Throwable unknownInMap = catchThrowable(() -> Latchkey.connect(java.net.URI.create("zookeeper://" + hostPort),
+                Map.of("password", SECRET)));
+        assertThat(texts(unknownInMap)).noneMatch(s -> s.contains("S3cret"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"user:" + SECRET + "@", ":" + SECRET + "@", "user:S3cret%40Pw@"})
+    @DisplayName("nothing logged at DEBUG (any library) carries the password, through connect, acquire, inspect, list")
+    void noPasswordInDebugLogs(String userInfo) throws Exception {
+        UnreachableZooKeeperTest.Probe p = UnreachableZooKeeperTest.probeAt("debug", "zookeeper://" + userInfo
+                + server.connectString(), 0);
+        assertThat(p.stdout()).anyMatch(l -> l.startsWith("CONNECTED ")).anyMatch(l -> l.startsWith("HELD "));
+        assertThat(p.stderr()).as("DEBUG output").isNotEmpty();
+        assertThat(p.stdout()).noneMatch(l -> l.contains("S3cret"));
+        assertThat(p.stderr()).noneMatch(l -> l.contains("S3cret"));
+    }
+}
