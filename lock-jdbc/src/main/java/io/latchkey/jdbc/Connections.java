@@ -1,10 +1,12 @@
 package io.latchkey.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.spi.Redaction;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -25,10 +27,19 @@ final class Connections {
     final String description;
     private final String secret;
 
+    private final boolean sessionMode;
+    private final boolean dialectIsPostgres;
+
     Connections(DataSource dataSource, String description, String secret) {
+        this(dataSource, description, secret, false, false);
+    }
+
+    Connections(DataSource dataSource, String description, String secret, boolean sessionMode, boolean postgres) {
         this.dataSource = dataSource;
         this.description = description;
         this.secret = secret == null || secret.isEmpty() ? null : secret;
+        this.sessionMode = sessionMode;
+        this.dialectIsPostgres = postgres;
     }
 
     Connection borrow() throws SQLException {
@@ -69,9 +80,33 @@ final class Connections {
     }
 
     BackendUnavailableException unavailable(String what, String lockName, SQLException e) {
+        String exhausted = exhausted(e);
         String msg = "Could not " + what + (lockName == null ? "" : " lock '" + lockName + "'") + " on " + description
-                + ": " + clean(e.getMessage()) + " (SQLState " + e.getSQLState() + ")";
+                + ": " + (exhausted != null ? exhausted : clean(e.getMessage()) + " (SQLState " + e.getSQLState() + ")");
         return new BackendUnavailableException(msg, lockName, description, scrub(e));
+    }
+
+    /**
+     * What to say when a borrow timed out because every connection of a HikariCP pool was in use: how big the
+     * pool is and what to raise. Session mode pins a connection per held lock, so this is how a pool that is
+     * too small for the locks held at once shows. Null for any other failure.
+     */
+    private String exhausted(SQLException e) {
+        if (!(e instanceof SQLTransientConnectionException) || !(dataSource instanceof HikariDataSource hikari)) {
+            return null;
+        }
+        HikariPoolMXBean pool = hikari.getHikariPoolMXBean();
+        int max = hikari.getMaximumPoolSize();
+        if (pool == null || pool.getActiveConnections() < max) {
+            return null;
+        }
+        String why = sessionMode
+                ? "session mode holds one connection per held lock and one per waiting acquisition"
+                : "lease mode borrows one per statement" + (dialectIsPostgres
+                        ? ", plus one for LISTEN" : "");
+        return "pool size " + max + " exhausted (" + pool.getActiveConnections() + " in use, "
+                + pool.getThreadsAwaitingConnection() + " more waiting for one); " + why
+                + ": raise the poolSize setting (maximumPoolSize of a DataSource you pass)";
     }
 
     String clean(String text) {

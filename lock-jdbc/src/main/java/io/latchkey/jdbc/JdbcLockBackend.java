@@ -46,7 +46,7 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
         this.namespace = b.namespace;
         this.connections = new Connections(b.dataSource, b.description != null ? b.description
                 : dialect.displayName() + " DataSource (" + b.mode.name().toLowerCase(java.util.Locale.ROOT) + ", table " + b.table + ")",
-                b.secret);
+                b.secret, b.mode == JdbcMode.SESSION, dialect == Dialect.POSTGRESQL);
         this.ownedPool = b.ownedPool;
     }
 
@@ -97,7 +97,7 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
             if (!c.getAutoCommit()) {
                 c.setAutoCommit(true);
             }
-            new LeaseTable(table, dialect, "unused").createTable(c);
+            new LeaseTable(table, dialect).createTable(c);
         } catch (SQLException e) {
             throw connections.unavailable("create the lock table " + table + " for", null, e);
         } finally {

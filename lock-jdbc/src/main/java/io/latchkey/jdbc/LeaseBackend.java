@@ -14,25 +14,38 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /*
  * Lease mode: one row per name, every operation one statement on a connection borrowed for just that
  * statement (see LeaseTable for the SQL). Holds no per-lock state, so any thread may call anything.
- * PostgreSQL waiters are woken by LISTEN/NOTIFY (PgWakeups, one listening connection per backend);
- * elsewhere awaitChange sleeps and the core's jittered backoff decides how long.
- * The snapshot of the notification sequence is taken per thread before each attempt, because the core
- * calls tryAcquire and then awaitChange on the same thread (see PgWakeups for why it matters).
+ *
+ * Waiting. PostgreSQL waits here, in acquire(request, maxWait), woken by LISTEN/NOTIFY (PgWakeups): a busy
+ * attempt queues this client's listener pid in the row, and a release notifies only the first live pid of
+ * that queue, so one release wakes one waiting client (the core already sends one contender per name per
+ * client). Between notifications a waiter looks again only when the holder's lease ends or, as a safety net
+ * for a lost notification, every SAFETY_NET; while the listener is reconnecting, every NO_LISTENER_POLL.
+ * Giving up (timeout, interruption, failure) leaves the queue and passes a pending wake-up on.
+ * MariaDB/H2: one attempt, and the core's jittered backoff, capped by the holder's remaining lease (which a
+ * busy attempt reads in a second statement), decides when to look again.
  */
 final class LeaseBackend extends JdbcLockBackend {
+    private static final Logger log = LoggerFactory.getLogger(LeaseBackend.class);
+    /** How often a PostgreSQL waiter looks again when no notification came (a lost one, a stale queue entry). */
+    static final Duration SAFETY_NET = Duration.ofSeconds(2);
+    /** How often a PostgreSQL waiter looks while this client has no listening connection. */
+    static final Duration NO_LISTENER_POLL = Duration.ofMillis(200);
+
     private final LeaseTable sql;
     private final PgWakeups wakeups;
     private final ThreadLocal<long[]> attemptSnapshot = ThreadLocal.withInitial(() -> new long[1]);
 
     LeaseBackend(Builder b, Dialect dialect) {
         super(b, dialect);
-        String channel = "latchkey:" + table.toLowerCase(java.util.Locale.ROOT);
-        this.sql = new LeaseTable(table, dialect, channel);
-        this.wakeups = dialect == Dialect.POSTGRESQL ? new PgWakeups(connections, channel) : null;
+        this.sql = new LeaseTable(table, dialect);
+        this.wakeups = dialect == Dialect.POSTGRESQL
+                ? new PgWakeups(connections, table.toLowerCase(java.util.Locale.ROOT), this::passOn) : null;
     }
 
     @Override
@@ -50,14 +63,21 @@ final class LeaseBackend extends JdbcLockBackend {
         if (wakeups != null) {
             attemptSnapshot.get()[0] = wakeups.snapshot();
         }
+        return attempt(request, null);
+    }
+
+    private AcquireResult attempt(AcquireRequest request, Integer waiter) {
         LockKey k = key(request.name());
         long start = System.nanoTime();
         Connection c = null;
         try {
             c = borrow();
-            LeaseTable.Outcome o = sql.acquire(c, k, request.owner(), micros(request.lease()));
+            LeaseTable.Outcome o = sql.acquire(c, k, request.owner(), micros(request.lease()), waiter);
             if (o.granted()) {
                 return new Grant(request.name(), request.owner(), o.token(), validUntil(start, request.lease()), null);
+            }
+            if (o.holder() == null && dialect != Dialect.POSTGRESQL) {
+                o = sql.holder(c, k);
             }
             if (o.holder() == null) {
                 return Busy.UNKNOWN;
@@ -78,6 +98,69 @@ final class LeaseBackend extends JdbcLockBackend {
         String state = e.getSQLState();
         return e.getErrorCode() == 50200 || e.getErrorCode() == 90131 || "40001".equals(state)
                 || (state != null && state.startsWith("23"));
+    }
+
+    @Override
+    public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+        if (wakeups == null) {
+            return tryAcquire(request);
+        }
+        long begin = System.nanoTime();
+        long waitNanos = maxWait.toNanos();
+        String key = namespace + "/" + request.name();
+        int queuedAs = 0; // the listener pid this waiter is queued under in the row, 0 if none
+        boolean granted = false;
+        try (PgWakeups.Waiter waiter = wakeups.register(key)) {
+            try {
+                for (;;) {
+                    long since = wakeups.snapshot();
+                    int pid = wakeups.pid();
+                    long left = waitNanos - (System.nanoTime() - begin);
+                    AcquireResult r = attempt(request, left > 0 && pid != 0 ? pid : null);
+                    if (r instanceof Grant) {
+                        granted = true; // the granting statement took this pid out of the queue
+                        return r;
+                    }
+                    if (left > 0 && pid != 0) {
+                        queuedAs = pid;
+                    }
+                    left = waitNanos - (System.nanoTime() - begin);
+                    if (left <= 0) {
+                        return r;
+                    }
+                    long pause = Math.min(left, (pid != 0 ? SAFETY_NET : NO_LISTENER_POLL).toNanos());
+                    if (r instanceof Busy b && b.retryAfter() != null) {
+                        pause = Math.min(pause, b.retryAfter().toNanos() + TimeUnit.MILLISECONDS.toNanos(1));
+                    }
+                    waiter.await(pause, since);
+                }
+            } finally {
+                if (!granted && queuedAs != 0) {
+                    leave(request.name(), queuedAs);
+                }
+            }
+        }
+    }
+
+    /** Leaves the row's waiting queue; a failure only costs the next waiter a safety-net poll. */
+    private void leave(String name, int pid) {
+        Connection c = null;
+        try {
+            c = borrow();
+            sql.leave(c, namespace, name, pid);
+        } catch (SQLException | RuntimeException e) {
+            log.debug("leaving the wait queue of lock '{}' on {} failed", name, description(), e);
+        } finally {
+            connections.giveBack(c);
+        }
+    }
+
+    /** A notification reached this client for a key it no longer waits for: leave and wake the next waiter. */
+    private void passOn(String key, int pid) {
+        int slash = key.indexOf('/');
+        if (slash >= 0 && key.substring(0, slash).equals(namespace)) {
+            leave(key.substring(slash + 1), pid);
+        }
     }
 
     @Override

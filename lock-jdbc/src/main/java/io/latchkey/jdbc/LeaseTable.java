@@ -33,28 +33,46 @@ final class LeaseTable extends SqlTable {
     private final String forceSql;
     private final String inspectSql;
     private final String listSql;
-    private final String notifyChannel;
+    private final String leaveSql;
+    private final String holderSql;
 
-    LeaseTable(String table, Dialect dialect, String notifyChannel) {
+    /** Counts the rows of CTE r and sends one NOTIFY per row that names a next waiter (PostgreSQL). */
+    private static final String NOTIFY_NEXT = "SELECT count(*) FROM r, LATERAL (SELECT CASE WHEN r.next IS NOT NULL"
+            + " THEN pg_notify('" + "latchkey_w" + "' || r.next, r.ns || '/' || r.name) END) n";
+
+    /** The pids of {@code array} whose sessions are alive, in queue order (PostgreSQL). */
+    private static String live(String array) {
+        return "ARRAY(SELECT q.w FROM unnest(" + array + ") WITH ORDINALITY AS q(w, i)"
+                + " WHERE EXISTS (SELECT 1 FROM pg_stat_get_activity(q.w)) ORDER BY q.i)";
+    }
+
+    LeaseTable(String table, Dialect dialect) {
         super(table, dialect);
-        this.notifyChannel = notifyChannel;
         String now;
         String plusLease;
         switch (dialect) {
             case POSTGRESQL -> {
                 now = "now()";
                 plusLease = "now() + ? * interval '1 microsecond'";
+                // a busy attempt that may wait (waiter pid given) joins the row's queue in the same statement,
+                // so a release that commits after it sees the waiter; a grant leaves the queue
+                String grantable = "(l.expires_at IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner)";
+                String mineLive = "l.owner = EXCLUDED.owner AND l.expires_at > now()";
+                String me = "CAST(? AS INTEGER)";
                 acquireSql = "WITH up AS (INSERT INTO " + table + " AS l (ns, name, owner, token, acquired_at, expires_at)"
                         + " VALUES (?, ?, ?, 1, now(), " + plusLease + ")"
                         + " ON CONFLICT (ns, name) DO UPDATE SET"
-                        + " token = CASE WHEN l.owner = EXCLUDED.owner AND l.expires_at > now() THEN l.token ELSE l.token + 1 END,"
-                        + " acquired_at = CASE WHEN l.owner = EXCLUDED.owner AND l.expires_at > now() THEN l.acquired_at ELSE now() END,"
-                        + " owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, released_by = NULL"
-                        + " WHERE l.expires_at IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner"
-                        + " RETURNING token)"
-                        + " SELECT true, token, NULL, NULL FROM up"
+                        + " token = CASE WHEN " + grantable + " THEN CASE WHEN " + mineLive + " THEN l.token ELSE l.token + 1 END ELSE l.token END,"
+                        + " acquired_at = CASE WHEN " + grantable + " THEN CASE WHEN " + mineLive + " THEN l.acquired_at ELSE now() END ELSE l.acquired_at END,"
+                        + " owner = CASE WHEN " + grantable + " THEN EXCLUDED.owner ELSE l.owner END,"
+                        + " expires_at = CASE WHEN " + grantable + " THEN EXCLUDED.expires_at ELSE l.expires_at END,"
+                        + " released_by = CASE WHEN " + grantable + " THEN NULL ELSE l.released_by END,"
+                        + " waiting = CASE WHEN " + grantable + " THEN array_remove(l.waiting, " + me + ") ELSE array_append(l.waiting, " + me + ") END"
+                        + " WHERE " + grantable + " OR (" + me + " IS NOT NULL AND NOT (" + me + " = ANY(coalesce(l.waiting, '{}'))))"
+                        + " RETURNING token, owner)"
+                        + " SELECT true, token, NULL, NULL FROM up WHERE owner = CAST(? AS TEXT)"
                         + " UNION ALL SELECT false, token, owner, CAST(EXTRACT(EPOCH FROM (expires_at - now())) * 1000000 AS BIGINT)"
-                        + " FROM " + table + " WHERE ns = ? AND name = ? AND NOT EXISTS (SELECT 1 FROM up)";
+                        + " FROM " + table + " WHERE ns = ? AND name = ? AND NOT EXISTS (SELECT 1 FROM up WHERE owner = CAST(? AS TEXT))";
             }
             case MARIADB -> {
                 now = "UTC_TIMESTAMP(6)";
@@ -92,20 +110,36 @@ final class LeaseTable extends SqlTable {
         String force = "UPDATE " + table + " SET released_by = owner, owner = NULL, expires_at = NULL"
                 + " WHERE ns = ? AND name = ? AND expires_at > " + now;
         if (dialect == Dialect.POSTGRESQL) {
-            // wake waiters in every client: one NOTIFY per released row, sent when the release commits
-            String notify = " RETURNING ns, name) SELECT count(*) FROM r, LATERAL (SELECT pg_notify(?, r.ns || '/' || r.name)) n";
-            releaseSql = "WITH r AS (" + clear + notify;
-            forceSql = "WITH r AS (" + force + notify;
+            // wake ONE waiter: the first live pid of the row's queue (dead sessions are dropped from it), with
+            // a NOTIFY on that listener's own channel, sent when the release commits; nobody queued, no NOTIFY
+            String prune = ", waiting = CASE WHEN cardinality(waiting) > 0 THEN " + live("waiting") + " ELSE waiting END";
+            String notify = " RETURNING ns, name, waiting[1] AS next) " + NOTIFY_NEXT;
+            releaseSql = "WITH r AS (" + clear.replace(" SET owner = NULL, expires_at = NULL", " SET owner = NULL, expires_at = NULL" + prune) + notify;
+            forceSql = "WITH r AS (" + force.replace(" expires_at = NULL", " expires_at = NULL" + prune) + notify;
+            leaveSql = "WITH r AS (UPDATE " + table + " SET waiting = " + live("array_remove(waiting, CAST(? AS INTEGER))")
+                    + " WHERE ns = ? AND name = ? AND CAST(? AS INTEGER) = ANY(waiting)"
+                    + " RETURNING ns, name, CASE WHEN expires_at IS NULL OR expires_at <= now() THEN waiting[1] END AS next) " + NOTIFY_NEXT;
         } else {
             releaseSql = clear;
             forceSql = force;
+            leaveSql = null;
         }
+        String remaining = switch (dialect) {
+            case POSTGRESQL -> "CAST(EXTRACT(EPOCH FROM (expires_at - now())) * 1000000 AS BIGINT)";
+            case MARIADB -> "TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at)";
+            default -> "DATEDIFF(MICROSECOND, CURRENT_TIMESTAMP, expires_at)";
+        };
+        holderSql = "SELECT owner, token, " + remaining + " FROM " + table + " WHERE ns = ? AND name = ? AND expires_at > " + now;
         inspectSql = "SELECT owner, token, acquired_at, expires_at FROM " + table + " WHERE ns = ? AND name = ? AND expires_at > " + now;
         listSql = "SELECT name, owner, token, acquired_at, expires_at FROM " + table
                 + " WHERE ns = ? AND name LIKE ? ESCAPE '!' AND expires_at > " + now + " ORDER BY name";
     }
 
-    Outcome acquire(Connection c, LockKey k, String owner, long leaseMicros) throws SQLException {
+    /**
+     * One attempt. {@code waiter} (PostgreSQL only): the pid of this client's listening session, which a busy
+     * attempt queues in the row so that a release notifies it; {@code null} for an attempt that will not wait.
+     */
+    Outcome acquire(Connection c, LockKey k, String owner, long leaseMicros, Integer waiter) throws SQLException {
         switch (dialect) {
             case POSTGRESQL -> {
                 try (PreparedStatement ps = c.prepareStatement(acquireSql)) {
@@ -113,8 +147,13 @@ final class LeaseTable extends SqlTable {
                     ps.setString(2, k.name());
                     ps.setString(3, owner);
                     ps.setLong(4, leaseMicros);
-                    ps.setString(5, k.namespace());
-                    ps.setString(6, k.name());
+                    for (int i = 5; i <= 8; i++) {
+                        ps.setObject(i, waiter, java.sql.Types.INTEGER);
+                    }
+                    ps.setString(9, owner);
+                    ps.setString(10, k.namespace());
+                    ps.setString(11, k.name());
+                    ps.setString(12, owner);
                     try (ResultSet rs = ps.executeQuery()) {
                         if (!rs.next()) {
                             return Outcome.BUSY_UNKNOWN;
@@ -153,6 +192,24 @@ final class LeaseTable extends SqlTable {
         }
     }
 
+    /**
+     * The live holder, for a busy attempt whose statement could not report it (MariaDB/MySQL, H2): a second
+     * statement, sent only when busy, so that a timeout can say who holds the lock and a waiter need not look
+     * again before the holder's lease ends.
+     */
+    Outcome holder(Connection c, LockKey k) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(holderSql)) {
+            setName(ps, 1, k.namespace());
+            setName(ps, 2, k.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Outcome.BUSY_UNKNOWN; // freed in the meantime: the next attempt will tell
+                }
+                return new Outcome(false, -1, rs.getString(1), rs.getLong(2), Math.max(0, rs.getLong(3)));
+            }
+        }
+    }
+
     boolean renew(Connection c, LockKey k, String owner, long token, long leaseMicros) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(renewSql)) {
             ps.setLong(1, leaseMicros);
@@ -163,8 +220,8 @@ final class LeaseTable extends SqlTable {
 
     boolean release(Connection c, LockKey k, String owner, long token) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
-            int next = bindMine(ps, 1, k, owner, token);
-            return runCounting(ps, next) > 0;
+            bindMine(ps, 1, k, owner, token);
+            return runCounting(ps) > 0;
         }
     }
 
@@ -172,15 +229,28 @@ final class LeaseTable extends SqlTable {
         try (PreparedStatement ps = c.prepareStatement(forceSql)) {
             setName(ps, 1, k.namespace());
             setName(ps, 2, k.name());
-            return runCounting(ps, 3) > 0;
+            return runCounting(ps) > 0;
         }
     }
 
-    private long runCounting(PreparedStatement ps, int next) throws SQLException {
+    /**
+     * Takes {@code pid} out of the row's waiting queue (a waiter that gives up) and, if the lock is free,
+     * passes the wake-up on to the next live waiter (PostgreSQL). True if pid was queued.
+     */
+    boolean leave(Connection c, String namespace, String name, int pid) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(leaveSql)) {
+            ps.setInt(1, pid);
+            ps.setString(2, namespace);
+            ps.setString(3, name);
+            ps.setInt(4, pid);
+            return runCounting(ps) > 0;
+        }
+    }
+
+    private long runCounting(PreparedStatement ps) throws SQLException {
         if (dialect != Dialect.POSTGRESQL) {
             return ps.executeUpdate();
         }
-        ps.setString(next, notifyChannel);
         try (ResultSet rs = ps.executeQuery()) {
             return rs.next() ? rs.getLong(1) : 0;
         }

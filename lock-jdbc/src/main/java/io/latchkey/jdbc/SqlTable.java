@@ -75,6 +75,7 @@ abstract class SqlTable {
                         + "  expires_at     TIMESTAMPTZ,\n"
                         + "  holder_session BIGINT,\n"
                         + "  released_by    TEXT,\n"
+                        + "  waiting        INTEGER[],\n"
                         + "  PRIMARY KEY (ns, name))");
             case MARIADB:
                 return List.of("CREATE TABLE IF NOT EXISTS " + table + " (\n"
@@ -108,6 +109,26 @@ abstract class SqlTable {
         try (Statement s = c.createStatement()) {
             for (String sql : ddl()) {
                 s.execute(sql);
+            }
+        }
+        if (dialect == Dialect.POSTGRESQL) {
+            addWaitingColumn(c);
+        }
+    }
+
+    /**
+     * A PostgreSQL table created before lease mode queued its waiters lacks the {@code waiting} column: add it.
+     * Checked first, because ALTER TABLE takes an exclusive lock even when there is nothing to do.
+     */
+    private void addWaitingColumn(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.executeQuery("SELECT waiting FROM " + table + " WHERE false").close();
+        } catch (SQLException e) {
+            if (!"42703".equals(e.getSQLState())) { // undefined_column
+                throw e;
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute("ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS waiting INTEGER[]");
             }
         }
     }

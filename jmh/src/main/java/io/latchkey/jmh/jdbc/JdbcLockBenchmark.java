@@ -45,6 +45,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       The raw baseline sends the same statements with the obvious waiting of each mode: in lease mode it
  *       retries with the same 1–20 ms jittered exponential backoff; in session mode the acquire statement
  *       waits in the database (pg_advisory_lock, GET_LOCK with a timeout, H2's lock timeout).</li>
+ *   <li>{@code latchkey_handoff_8clients}: 8 threads on one name, each with a LockClient (backend, LISTEN
+ *       connection) of its own on the shared pool, so the waiters are separate clients that meet only in the
+ *       database: what a release wakes across clients (one LISTEN/NOTIFY waiter, or the database's queue).</li>
  * </ul>
  * Throughput in operations (acquire + release cycles) per millisecond.
  *
@@ -188,6 +191,31 @@ public class JdbcLockBenchmark {
     @Threads(8)
     public long latchkey_handoff_8threads() throws InterruptedException {
         try (LockHandle h = client.lock(shared, waiting).acquire(Duration.ofSeconds(60))) {
+            return h.fencingToken();
+        }
+    }
+
+    /** A LockClient of the thread's own on the shared pool: its own backend and, on PostgreSQL lease, LISTEN connection. */
+    @State(Scope.Thread)
+    public static class OwnClient {
+        LockClient client;
+
+        @Setup(Level.Trial)
+        public void open(JdbcLockBenchmark b) {
+            client = Latchkey.client(JdbcLockBackend.builder(b.db.pool).mode(JdbcMode.valueOf(b.mode))
+                    .table("jmh_" + b.mode.toLowerCase(Locale.ROOT)).createTable(false).build());
+        }
+
+        @TearDown(Level.Trial)
+        public void close() {
+            client.close();
+        }
+    }
+
+    @Benchmark
+    @Threads(8)
+    public long latchkey_handoff_8clients(OwnClient me) throws InterruptedException {
+        try (LockHandle h = me.client.lock(shared, waiting).acquire(Duration.ofSeconds(60))) {
             return h.fencingToken();
         }
     }

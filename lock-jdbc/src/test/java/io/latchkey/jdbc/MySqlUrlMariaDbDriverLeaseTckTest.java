@@ -1,0 +1,45 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.jdbc.fixtures.MariaDbFixture;
+import io.latchkey.tck.server.RunningServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+
+/** The TCK over a jdbc:mysql: URL served by the MariaDB driver, against the MariaDB server (no MySQL 8 server here). */
+@DisplayName("TCK: jdbc:mysql: URL, MariaDB driver, lease mode (MariaDB server)")
+class MySqlUrlMariaDbDriverLeaseTckTest extends JdbcBackendTck {
+    private static RunningServer server;
+
+    @BeforeAll
+    static void startServer() {
+        server = MariaDbFixture.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void servedByTheIntendedDriver() {
+        org.assertj.core.api.Assertions.assertThat(Drivers.forUrl(url()).driverClass()).isEqualTo(Drivers.MARIADB);
+    }
+
+    @Override
+    protected String url() {
+        return MariaDbFixture.url(server).replaceFirst("^jdbc:mariadb:", "jdbc:mysql:") + "&permitMysqlScheme";
+    }
+
+    @Override
+    protected JdbcMode mode() {
+        return JdbcMode.LEASE;
+    }
+
+    @Override
+    protected RunningServer server() {
+        return server;
+    }
+}

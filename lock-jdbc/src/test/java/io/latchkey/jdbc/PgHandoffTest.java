@@ -1,0 +1,170 @@
+package io.latchkey.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.latchkey.Latchkey;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockOptions;
+import io.latchkey.RetryStrategy;
+import io.latchkey.jdbc.fixtures.PostgresFixture;
+import io.latchkey.tck.server.RunningServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * PostgreSQL lease mode, waiters in SEPARATE clients (each its own backend and LISTEN connection; the core
+ * already queues the waiters of one client): one release must wake one waiter, not every client, and waiters
+ * must not poll between notifications. Counted on the clients' connections: acquire statements per grant.
+ */
+class PgHandoffTest {
+    private static RunningServer server;
+    private static HikariDataSource pool;
+
+    @BeforeAll
+    static void start() {
+        server = PostgresFixture.start();
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(PostgresFixture.url(server));
+        config.setMaximumPoolSize(60);
+        config.setMinimumIdle(1);
+        pool = new HikariDataSource(config);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (pool != null) {
+            pool.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /**
+     * N clients wait for a lock another client holds, then take it one after the other (each holds it 5 ms
+     * and leaves). Every client's first attempt finds the lock busy; after that, each attempt is a wake-up.
+     * One wake-up per release: 2 attempts per grant. Waking every waiting client at each release: the k-th
+     * release wakes N - k + 1 clients, (N + 3) / 2 per grant on average (4 with 5 clients, 11.5 with 20).
+     */
+    @ParameterizedTest(name = "{0} waiting clients")
+    @ValueSource(ints = {5, 20})
+    void oneReleaseWakesOneWaitingClient(int clients) throws Exception {
+        CountingDataSource counting = new CountingDataSource(pool);
+        String name = "handoff-" + clients;
+        List<LockClient> all = new ArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(clients);
+        try (LockClient holder = client(pool)) {
+            for (int i = 0; i < clients; i++) {
+                all.add(client(counting));
+            }
+            // the core's own polling far slower than the test: every wake-up seen here comes from the backend
+            LockOptions options = LockOptions.builder().lease(Duration.ofSeconds(30))
+                    .retry(RetryStrategy.fixed(Duration.ofSeconds(30))).build();
+            int rounds = 3;
+            long attempts = 0;
+            AtomicInteger inside = new AtomicInteger();
+            AtomicInteger overlaps = new AtomicInteger();
+            AtomicInteger grants = new AtomicInteger();
+            for (int round = 0; round < rounds; round++) {
+                LockHandle held = holder.lock(name).acquire(Duration.ofSeconds(30));
+                counting.start();
+                List<Future<?>> done = new ArrayList<>();
+                for (LockClient c : all) {
+                    done.add(threads.submit(() -> {
+                        try (LockHandle h = c.lock(name, options).acquire(Duration.ofSeconds(120))) {
+                            if (inside.incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            grants.incrementAndGet();
+                            TimeUnit.MILLISECONDS.sleep(5); // the work under the lock
+                            inside.decrementAndGet();
+                        }
+                        return null;
+                    }));
+                }
+                // every client has made its first (busy) attempt and waits
+                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
+                        .until(() -> acquires(counting.sent) >= clients);
+                held.release();
+                for (Future<?> f : done) {
+                    f.get(300, TimeUnit.SECONDS);
+                }
+                attempts += acquires(counting.stop());
+            }
+            double perGrant = (double) attempts / grants.get();
+            System.out.printf("%d clients: %d grants, %d acquire statements, %.2f per grant%n", clients, grants.get(),
+                    attempts, perGrant);
+            assertThat(overlaps.get()).as("two holders at once").isZero();
+            assertThat(grants.get()).isEqualTo(clients * rounds);
+            assertThat(perGrant).as("acquire statements per grant with %d waiting clients (%d in all; 2 = one wake-up"
+                    + " per release): a release woke more than one waiter, or waiters polled", clients, attempts)
+                    .isLessThanOrEqualTo(2.5);
+        } finally {
+            all.forEach(LockClient::close);
+            threads.shutdownNow();
+        }
+    }
+
+    private static long acquires(List<String> sent) {
+        return sent.stream().filter(s -> s.contains("ON CONFLICT")).count();
+    }
+
+    @Test
+    void aWaiterThatGivesUpPassesTheWakeUpOn() throws Exception {
+        // a holder, a waiter that times out while queued, and a second waiter that must still be woken at once
+        CountingDataSource counting = new CountingDataSource(pool);
+        try (LockClient a = client(counting); LockClient b = client(counting); LockClient c = client(counting)) {
+            String name = "give-up";
+            LockOptions slow = LockOptions.builder().retry(RetryStrategy.fixed(Duration.ofSeconds(60))).build();
+            LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10));
+            Future<Boolean> quitter = Executors.newSingleThreadExecutor().submit(
+                    () -> b.lock(name, slow).tryAcquire(Duration.ofMillis(300)).isPresent());
+            awaitQueued(name, 1); // b queued first
+            Future<Long> patient = Executors.newSingleThreadExecutor().submit(() -> {
+                try (LockHandle h = c.lock(name, slow).acquire(Duration.ofSeconds(60))) {
+                    return System.nanoTime();
+                }
+            });
+            awaitQueued(name, 2);
+            assertThat(quitter.get(10, TimeUnit.SECONDS)).isFalse();
+            assertThat(queued(name)).as("the waiter that gave up left the queue").isEqualTo(1);
+            long released = System.nanoTime();
+            held.release();
+            long got = patient.get(30, TimeUnit.SECONDS);
+            assertThat(Duration.ofNanos(got - released)).as("the second waiter was woken by the release")
+                    .isLessThan(Duration.ofSeconds(2)); // the safety-net poll interval
+        }
+    }
+
+    private static void awaitQueued(String name, int n) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> queued(name) == n);
+    }
+
+    private static int queued(String name) throws java.sql.SQLException {
+        try (var c = pool.getConnection();
+             var ps = c.prepareStatement("SELECT coalesce(cardinality(waiting), 0) FROM handoff_locks WHERE ns = '' AND name = ?")) {
+            ps.setString(1, name);
+            try (var rs = ps.executeQuery()) {
+                return rs.next() ? rs.getInt(1) : 0;
+            }
+        }
+    }
+
+    private static LockClient client(javax.sql.DataSource ds) {
+        return Latchkey.client(JdbcLockBackend.builder(ds).dialect(Dialect.POSTGRESQL).table("handoff_locks").build());
+    }
+}
