@@ -21,6 +21,7 @@ import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.LockBackend;
+import io.latchkey.spi.Reachability;
 import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.StoreErrors;
 import java.nio.charset.StandardCharsets;

@@ -1,12 +1,12 @@
 package io.latchkey.etcd;
 
+import io.latchkey.tck.faults.ConnectProbe;
+import io.latchkey.tck.faults.DeadEndpoints;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.latchkey.Latchkey;
 import io.latchkey.etcd.fixtures.EtcdCluster;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,9 +30,7 @@ class EtcdSecretsTest {
     @BeforeAll
     static void start() throws Exception {
         etcd = EtcdCluster.single();
-        try (ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            closedPort = s.getLocalPort();
-        }
+        closedPort = DeadEndpoints.closedPort();
     }
 
     @AfterAll
@@ -77,7 +75,7 @@ class EtcdSecretsTest {
     @Test
     @DisplayName("nothing logged at DEBUG (any library, SLF4J and java.util.logging) carries the password")
     void noPasswordInDebugLogs() throws Exception {
-        UnreachableEtcdTest.Probe p = UnreachableEtcdTest.probeAt("debug", "etcd://user:" + SECRET + "@"
+        ConnectProbe.Result p = ConnectProbe.run("debug", "etcd://user:" + SECRET + "@"
                 + etcd.uri().substring("etcd://".length()), 0, "requestTimeout=2s");
         assertThat(p.stdout()).anyMatch(l -> l.startsWith("ERROR "));
         assertThat(p.stdout()).noneMatch(l -> l.contains("S3cret"));

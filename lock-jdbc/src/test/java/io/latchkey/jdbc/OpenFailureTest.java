@@ -1,5 +1,7 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.tck.faults.DeadEndpoints;
+import io.latchkey.tck.faults.DeadEndpoints.SilentPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -7,16 +9,11 @@ import io.latchkey.BackendUnavailableException;
 import io.latchkey.jdbc.fixtures.MariaDbFixture;
 import io.latchkey.jdbc.fixtures.PostgresFixture;
 import io.latchkey.tck.server.RunningServer;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,35 +63,15 @@ class OpenFailureTest {
 
     @ParameterizedTest(name = "{0} closed port, timeout {1}")
     @CsvSource({"jdbc:postgresql, 5s", "jdbc:mariadb, 5s", "jdbc:mysql, 5s", "jdbc:postgresql, 1s"})
-    void closedPort(String scheme, String timeout) throws IOException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort(); // closed again: nothing listens there
-        }
-        expectCannotReach(scheme, port, timeout);
+    void closedPort(String scheme, String timeout) {
+        expectCannotReach(scheme, DeadEndpoints.closedPort(), timeout);
     }
 
     @ParameterizedTest(name = "{0} silent port, timeout {1}")
     @CsvSource({"jdbc:postgresql, 5s", "jdbc:mariadb, 5s", "jdbc:mysql, 2s", "jdbc:postgresql, 2s", "jdbc:mariadb, 1500ms"})
-    void silentPort(String scheme, String timeout) throws IOException {
-        List<Socket> accepted = new ArrayList<>();
-        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            Thread acceptor = new Thread(() -> {
-                try {
-                    for (;;) {
-                        accepted.add(silent.accept()); // and never a byte back
-                    }
-                } catch (IOException ignored) {
-                    // closed by the test
-                }
-            }, "silent-port");
-            acceptor.setDaemon(true);
-            acceptor.start();
-            expectCannotReach(scheme, silent.getLocalPort(), timeout);
-        } finally {
-            for (Socket s : accepted) {
-                s.close();
-            }
+    void silentPort(String scheme, String timeout) {
+        try (SilentPorts silent = DeadEndpoints.silentPorts(1)) {
+            expectCannotReach(scheme, silent.port(), timeout);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.latchkey.redis;
 
+import io.latchkey.tck.faults.DeadEndpoints;
+import io.latchkey.tck.faults.DeadEndpoints.SilentPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,7 +22,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,7 +48,7 @@ class RedisStoreErrorsTest {
     private static final Duration SLACK = Duration.ofSeconds(3);
 
     private static List<RunningServer> servers;
-    private static SilentPort silent;
+    private static SilentPorts silent;
 
     @BeforeAll
     static void start() throws IOException {
@@ -56,7 +57,7 @@ class RedisStoreErrorsTest {
             servers.add(RedisServers.owned("--requirepass", DEFAULT_PW,
                     "--user", "app", "on", ">" + APP_PW, "~*", "&*", "+@all"));
         }
-        silent = new SilentPort(3);
+        silent = DeadEndpoints.silentPorts(3);
     }
 
     @AfterAll
@@ -255,44 +256,6 @@ class RedisStoreErrorsTest {
         }
         if (error instanceof BackendUnavailableException b) {
             assertThat(String.valueOf(b.backend())).doesNotContain(WRONG).doesNotContain(DEFAULT_PW).doesNotContain(APP_PW);
-        }
-    }
-
-    /** Ports that accept connections and never answer (nor close them) until closed. */
-    private static final class SilentPort implements AutoCloseable {
-        private final List<ServerSocket> sockets = new ArrayList<>();
-        private final List<Socket> accepted = new CopyOnWriteArrayList<>();
-
-        SilentPort(int count) throws IOException {
-            for (int i = 0; i < count; i++) {
-                ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-                sockets.add(s);
-                Thread t = new Thread(() -> {
-                    while (!s.isClosed()) {
-                        try {
-                            accepted.add(s.accept()); // held open, never read, never written
-                        } catch (IOException e) {
-                            return;
-                        }
-                    }
-                }, "silent-port-" + s.getLocalPort());
-                t.setDaemon(true);
-                t.start();
-            }
-        }
-
-        String hostPort(int i) {
-            return "127.0.0.1:" + sockets.get(i).getLocalPort();
-        }
-
-        @Override
-        public void close() throws IOException {
-            for (ServerSocket s : sockets) {
-                s.close();
-            }
-            for (Socket s : accepted) {
-                s.close();
-            }
         }
     }
 }

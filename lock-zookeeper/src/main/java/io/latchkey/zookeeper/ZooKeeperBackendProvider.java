@@ -2,6 +2,7 @@ package io.latchkey.zookeeper;
 
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.LockBackendProvider;
+import io.latchkey.spi.Reachability;
 import io.latchkey.spi.Redaction;
 import io.latchkey.spi.StoreErrors;
 import java.net.URI;

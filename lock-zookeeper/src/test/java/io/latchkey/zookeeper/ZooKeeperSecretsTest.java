@@ -1,5 +1,7 @@
 package io.latchkey.zookeeper;
 
+import io.latchkey.tck.faults.ConnectProbe;
+import io.latchkey.tck.faults.DeadEndpoints;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -7,8 +9,6 @@ import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServer;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServers;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -33,9 +33,7 @@ class ZooKeeperSecretsTest {
     @BeforeAll
     static void start() throws Exception {
         server = ZooKeeperServers.single();
-        try (ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            closedPort = s.getLocalPort();
-        }
+        closedPort = DeadEndpoints.closedPort();
     }
 
     @AfterAll
@@ -83,7 +81,7 @@ class ZooKeeperSecretsTest {
     @ValueSource(strings = {"user:" + SECRET + "@", ":" + SECRET + "@", "user:S3cret%40Pw@"})
     @DisplayName("nothing logged at DEBUG (any library) carries the password, through connect, acquire, inspect, list")
     void noPasswordInDebugLogs(String userInfo) throws Exception {
-        UnreachableZooKeeperTest.Probe p = UnreachableZooKeeperTest.probeAt("debug", "zookeeper://" + userInfo
+        ConnectProbe.Result p = ConnectProbe.run("debug", "zookeeper://" + userInfo
                 + server.connectString(), 0);
         assertThat(p.stdout()).anyMatch(l -> l.startsWith("CONNECTED ")).anyMatch(l -> l.startsWith("HELD "));
         assertThat(p.stderr()).as("DEBUG output").isNotEmpty();

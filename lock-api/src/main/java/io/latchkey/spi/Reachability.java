@@ -1,4 +1,4 @@
-package io.latchkey.etcd;
+package io.latchkey.spi;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -11,24 +11,30 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/*
- * Before a gRPC client is built: can any server of the connect string be reached at all (a TCP connect,
- * nothing sent)? Without this check a refused connection is only reported when the first gRPC call times out (9.6 s
- * with the default settings), as "1 attempts in PT4.5S", and gRPC and Netty are loaded for nothing. With
- * it, a store that refuses or does not exist is reported at once, in one line, and no gRPC
- * client is built. A server that accepts the connection is then asked for this client's lease, which
- * either succeeds or is reported (silent, TLS, credentials) when the connect timeout ends.
+/**
+ * Before a backend starts its store's own client: can any server of a {@code host:port[,host:port...]} list be
+ * reached at all (a TCP connect, nothing sent)? Store clients retry a refused connection quietly or noisily
+ * until their own timeout (the ZooKeeper client logs a WARN with a stack trace about once a second; a gRPC
+ * call reports "1 attempts in PT4.5S" after 9.6 s). With this probe first, a store that refuses or does not
+ * exist is reported at once, in one line ({@link StoreErrors#cannotReach}), and the store's client is never
+ * started; a server that accepts is left to the store's client, which either completes its handshake or is
+ * reported as silent when the connect timeout ends.
  */
-final class Reachability {
+public final class Reachability {
     private Reachability() {
     }
 
     /** What the probe found: whether some server accepted a TCP connection, and why the others did not. */
-    record Result(boolean anyAccepted, String reason) {
+    public record Result(boolean anyAccepted, String reason) {
     }
 
-    /** Tries the servers in order until one accepts, sharing the time left until {@code deadlineNanos} among them. */
-    static Result probe(String connectString, long deadlineNanos) {
+    /**
+     * Tries the servers in order until one accepts, sharing the time left until {@code deadlineNanos}
+     * ({@link System#nanoTime()} based) among them.
+     *
+     * @param hostPorts {@code host:port} entries separated by commas; an IPv6 host in brackets
+     */
+    public static Result probe(String connectString, long deadlineNanos) {
         String[] servers = connectString.split(",");
         List<String> reasons = new ArrayList<>();
         for (int i = 0; i < servers.length; i++) {
