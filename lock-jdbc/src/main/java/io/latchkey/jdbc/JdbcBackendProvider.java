@@ -70,15 +70,17 @@ public final class JdbcBackendProvider implements LockBackendProvider {
         int poolSize = parsePoolSize(settings.get("poolSize"));
         Duration connectTimeout = settings.containsKey(StoreErrors.CONNECT_TIMEOUT)
                 ? parseTimeout(settings.get(StoreErrors.CONNECT_TIMEOUT)) : StoreErrors.DEFAULT_CONNECT_TIMEOUT;
-        String password = settings.get("password");
-        Drivers driver = Drivers.forUrl(url);
+        UrlCredentials inUrl = UrlCredentials.of(url);
+        String user = oneOf("user", settings.get("user"), inUrl.user(), url);
+        String password = oneOf("password", settings.get("password"), inUrl.password(), url);
+        Drivers driver = Drivers.forUrl(inUrl.url());
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(driver.url());
         if (driver.driverClass() != null) {
             config.setDriverClassName(driver.driverClass());
         }
-        if (settings.containsKey("user")) {
-            config.setUsername(settings.get("user"));
+        if (user != null) {
+            config.setUsername(user);
         }
         if (password != null) {
             config.setPassword(password);
@@ -245,6 +247,15 @@ public final class JdbcBackendProvider implements LockBackendProvider {
             // reported below
         }
         throw new IllegalArgumentException("setting poolSize must be a whole number from 1 to 1000, was '" + value + "'");
+    }
+
+    /** A credential given in the URL's user-info or as a setting; both, when they differ, is ambiguous. */
+    private static String oneOf(String key, String setting, String inUrl, String url) {
+        if (setting != null && inUrl != null && !setting.equals(inUrl)) {
+            throw new IllegalArgumentException("the " + key + " is given twice, in the URL's user info and as the setting '"
+                    + key + "', with different values, for " + Redaction.redact(url) + "; give it once");
+        }
+        return setting != null ? setting : inUrl;
     }
 
     private static String passwordInUrl(String url) {

@@ -1,0 +1,51 @@
+package io.latchkey.jdbc;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Credentials written as URI user-info ({@code jdbc:postgresql://user:pw@host/db}), taken out of the URL.
+ *
+ * <p>Neither pgjdbc nor the MariaDB driver reads user-info: pgjdbc takes {@code user:pw@host} for a host name
+ * (an {@code UnknownHostException} that carries the password), and HikariCP logs the URL it is given at DEBUG,
+ * where it masks {@code password=} parameters but not user-info. So the user and password go to the pool as
+ * its user name and password, percent-decoded, and the driver and the pool see the URL without them.
+ */
+record UrlCredentials(String url, String user, String password) {
+
+    /** The URL without user-info, and the user and password it carried ({@code null} where absent). */
+    static UrlCredentials of(String jdbcUrl) {
+        int slashes = jdbcUrl.indexOf("://");
+        if (slashes < 0) {
+            return new UrlCredentials(jdbcUrl, null, null);
+        }
+        int start = slashes + 3;
+        int end = jdbcUrl.length();
+        for (int i = start; i < jdbcUrl.length(); i++) {
+            char c = jdbcUrl.charAt(i);
+            if (c == '?' || c == ';' || c == '#') {
+                end = i;
+                break;
+            }
+        }
+        int at = jdbcUrl.lastIndexOf('@', end - 1);
+        int slash = jdbcUrl.indexOf('/', Math.max(start, at));
+        if (at < start || (slash >= 0 && slash < at)) {
+            return new UrlCredentials(jdbcUrl, null, null);
+        }
+        String userInfo = jdbcUrl.substring(start, at);
+        String stripped = jdbcUrl.substring(0, start) + jdbcUrl.substring(at + 1);
+        int colon = userInfo.indexOf(':');
+        String user = colon >= 0 ? userInfo.substring(0, colon) : userInfo;
+        String password = colon >= 0 ? userInfo.substring(colon + 1) : null;
+        return new UrlCredentials(stripped, user.isEmpty() ? null : decode(user), password == null ? null : decode(password));
+    }
+
+    private static String decode(String s) {
+        try {
+            return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException notEncoded) {
+            return s;
+        }
+    }
+}
