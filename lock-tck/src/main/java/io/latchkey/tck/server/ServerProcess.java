@@ -67,6 +67,7 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
     private final ReadinessCheck readiness;
     private final Duration startupTimeout;
     private final Duration stopTimeout;
+    private final String stopSignal;
     private final int logTailLines;
     private final List<Path> deleteOnClose;
 
@@ -88,6 +89,7 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
         this.readiness = builder.readiness;
         this.startupTimeout = builder.startupTimeout;
         this.stopTimeout = builder.stopTimeout;
+        this.stopSignal = builder.stopSignal;
         this.logTailLines = builder.logTailLines;
         this.deleteOnClose = List.copyOf(builder.deleteOnClose);
         if (runAsUser != null && launchedCommand.equals(command) && !runAsUser.equals(RunAsUser.currentUser())) {
@@ -314,8 +316,9 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
     }
 
     /**
-     * Stops the server with SIGTERM to its whole tree (resuming it first if paused, since a stopped process
-     * cannot handle SIGTERM), waits up to the stop timeout, then kills what is left. Idempotent.
+     * Stops the server with its stop signal (SIGTERM unless the builder chose another) to its whole tree
+     * (resuming it first if paused, since a stopped process cannot handle the signal), waits up to the stop
+     * timeout, then kills what is left. Idempotent.
      */
     @Override
     public void stop() {
@@ -330,14 +333,18 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
                 return;
             }
             List<ProcessHandle> tree = ProcessTree.snapshot(running.toHandle());
-            ProcessTree.terminate(tree);
+            if (stopSignal.equals("TERM")) {
+                ProcessTree.terminate(tree);
+            } else {
+                ProcessTree.signal(stopSignal, tree);
+            }
             if (state == State.PAUSED) {
                 ProcessTree.signal("CONT", tree);
             }
             if (awaitTreeGone(running, tree, stopTimeout)) {
                 LOG.info("{} stopped (exit code {})", name, exitCodeOf(running));
             } else {
-                LOG.warn("{} did not exit within {} of SIGTERM; killing it", name, seconds(stopTimeout));
+                LOG.warn("{} did not exit within {} of SIG{}; killing it", name, seconds(stopTimeout), stopSignal);
                 killTree(running);
             }
             log.awaitDrained(DRAIN_TIMEOUT);
@@ -602,6 +609,7 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
         private ReadinessCheck readiness;
         private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
         private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
+        private String stopSignal = "TERM";
         private int logTailLines = DEFAULT_LOG_TAIL_LINES;
         private final List<Path> deleteOnClose = new ArrayList<>();
 
@@ -730,7 +738,25 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
         }
 
         /**
-         * How long {@link #stop()} waits after SIGTERM before SIGKILL; default {@link #DEFAULT_STOP_TIMEOUT}.
+         * The signal {@link #stop()} sends first: {@code TERM} (the default), {@code INT}, {@code QUIT} or
+         * {@code HUP}. PostgreSQL wants {@code INT}: its SIGTERM is a "smart" shutdown that waits for every client
+         * to disconnect, and a client pool that reconnects keeps it waiting until the stop timeout kills it (which
+         * leaves its lock file and shared memory behind, so the restart fails); SIGINT is its "fast" shutdown, which
+         * ends the sessions and shuts down cleanly.
+         *
+         * @param signal a signal name without the {@code SIG} prefix
+         * @return this builder
+         */
+        public Builder stopSignal(String signal) {
+            if (!java.util.Set.of("TERM", "INT", "QUIT", "HUP").contains(signal)) {
+                throw new IllegalArgumentException("stop signal must be TERM, INT, QUIT or HUP, was '" + signal + "'");
+            }
+            this.stopSignal = signal;
+            return this;
+        }
+
+        /**
+         * How long {@link #stop()} waits after the stop signal before SIGKILL; default {@link #DEFAULT_STOP_TIMEOUT}.
          *
          * @param timeout positive
          * @return this builder

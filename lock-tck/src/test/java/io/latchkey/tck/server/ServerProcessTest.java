@@ -247,6 +247,29 @@ class ServerProcessTest {
     }
 
     @Test
+    void stopSendsTheChosenStopSignal() {
+        // a server that shuts down on SIGINT only (as PostgreSQL's fast shutdown) and ignores SIGTERM: stopped by
+        // its stop signal, long before a 20 s stop timeout would kill it
+        ServerProcess server = track(ServerProcess.builder()
+                .command("sh", "-c", "trap 'echo got SIGINT; exit 0' INT; trap '' TERM; echo ready; "
+                        + "while true; do sleep 0.2; done")
+                .readiness(ReadinessCheck.logLineMatches("^ready$"))
+                .stopSignal("INT")
+                .stopTimeout(Duration.ofSeconds(20))
+                .build());
+        server.start();
+        long before = System.nanoTime();
+
+        server.stop();
+
+        assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofSeconds(10));
+        assertThat(server.isAlive()).isFalse();
+        assertThat(server.logTail()).contains("got SIGINT");
+        assertThatThrownBy(() -> ServerProcess.builder().stopSignal("KILL"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TERM, INT, QUIT or HUP");
+    }
+
+    @Test
     void stopKillsAServerThatIgnoresSigtermAfterTheStopTimeout() {
         ServerProcess server = track(ServerProcess.builder()
                 .command("sh", "-c", "trap '' TERM; echo ready; while true; do sleep 0.2; done")
