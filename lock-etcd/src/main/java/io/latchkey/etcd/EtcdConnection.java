@@ -180,9 +180,9 @@ final class EtcdConnection {
         return String.join(",", hostPorts);
     }
 
-    /** The URI without password: {@code etcd://user@h1:p1,h2:p2/namespace}. */
+    /** The URI with its password masked: {@code etcd://user:***@h1:p1,h2:p2/namespace} (a lone user-info would be hidden whole by Redaction). */
     String description() {
-        return (secureScheme ? "etcds://" : "etcd://") + (user == null ? "" : user + "@") + String.join(",", hostPorts) + "/" + settings.namespace()
+        return (secureScheme ? "etcds://" : "etcd://") + (user == null ? "" : user + ":" + io.latchkey.spi.Redaction.MASK + "@") + String.join(",", hostPorts) + "/" + settings.namespace()
                 + (tls ? " (TLS)" : "");
     }
 
