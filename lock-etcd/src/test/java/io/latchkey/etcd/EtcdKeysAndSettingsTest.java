@@ -64,7 +64,7 @@ class EtcdKeysAndSettingsTest {
     void uriParsing() {
         EtcdConnection c = EtcdConnection.parse("etcd://app:s3cret@10.0.0.1:2379,10.0.0.2:2379/billing/locks/",
                 Map.of("leaseTtl", "1500ms", "requestTimeout", "PT0.5S"));
-        assertThat(c.description()).isEqualTo("etcd://app@10.0.0.1:2379,10.0.0.2:2379/billing/locks").doesNotContain("s3cret");
+        assertThat(c.description()).isEqualTo("etcd://app:***@10.0.0.1:2379,10.0.0.2:2379/billing/locks").doesNotContain("s3cret");
         assertThat(c.settings().namespace()).isEqualTo("billing/locks");
         assertThat(c.settings().leaseTtl()).as("rounded up to whole seconds").isEqualTo(Duration.ofSeconds(2));
         assertThat(c.settings().requestTimeout()).isEqualTo(Duration.ofMillis(500));
