@@ -15,6 +15,9 @@ record UrlCredentials(String url, String user, String password) {
 
     /** The URL without user-info, and the user and password it carried ({@code null} where absent). */
     static UrlCredentials of(String jdbcUrl) {
+        if (jdbcUrl.regionMatches(true, 0, "jdbc:h2:", 0, 8)) {
+            return ofH2(jdbcUrl);
+        }
         int slashes = jdbcUrl.indexOf("://");
         if (slashes < 0) {
             return new UrlCredentials(jdbcUrl, null, null);
@@ -39,6 +42,30 @@ record UrlCredentials(String url, String user, String password) {
         String user = colon >= 0 ? userInfo.substring(0, colon) : userInfo;
         String password = colon >= 0 ? userInfo.substring(colon + 1) : null;
         return new UrlCredentials(stripped, user.isEmpty() ? null : decode(user), password == null ? null : decode(password));
+    }
+
+    /*
+     * H2 reads credentials from ;USER=…;PASSWORD=… (any case) and not from user-info. HikariCP masks only a
+     * lower-case "password=" when it logs the URL, so both go to the pool instead.
+     */
+    private static UrlCredentials ofH2(String jdbcUrl) {
+        String user = null;
+        String password = null;
+        StringBuilder rest = new StringBuilder();
+        String[] parts = jdbcUrl.split(";", -1);
+        rest.append(parts[0]);
+        for (int i = 1; i < parts.length; i++) {
+            String part = parts[i];
+            String key = part.contains("=") ? part.substring(0, part.indexOf('=')).trim() : "";
+            if (key.equalsIgnoreCase("USER")) {
+                user = part.substring(part.indexOf('=') + 1);
+            } else if (key.equalsIgnoreCase("PASSWORD")) {
+                password = part.substring(part.indexOf('=') + 1);
+            } else {
+                rest.append(';').append(part);
+            }
+        }
+        return new UrlCredentials(rest.toString(), user, password);
     }
 
     private static String decode(String s) {
