@@ -16,8 +16,19 @@ record UrlCredentials(String url, String user, String password) {
     /** The URL without user-info, and the user and password it carried ({@code null} where absent). */
     static UrlCredentials of(String jdbcUrl) {
         if (jdbcUrl.regionMatches(true, 0, "jdbc:h2:", 0, 8)) {
-            return ofH2(jdbcUrl);
+            UrlCredentials info = userInfo(jdbcUrl);
+            UrlCredentials params = ofH2(info.url());
+            if (info.user() != null && info.password() == null) {
+                // H2 has no user-info convention; a lone one is taken as the password, as Redaction hides it
+                return new UrlCredentials(params.url(), params.user(), info.user());
+            }
+            return new UrlCredentials(params.url(), info.user() != null ? info.user() : params.user(),
+                    info.password() != null ? info.password() : params.password());
         }
+        return userInfo(jdbcUrl);
+    }
+
+    private static UrlCredentials userInfo(String jdbcUrl) {
         int slashes = jdbcUrl.indexOf("://");
         if (slashes < 0) {
             return new UrlCredentials(jdbcUrl, null, null);

@@ -18,7 +18,8 @@ class UrlCredentialsTest {
         "jdbc:postgresql://db/locks?user=a@b.c&password=x | jdbc:postgresql://db/locks?user=a@b.c&password=x | null | null",
         "jdbc:h2:mem:x;USER=sa | jdbc:h2:mem:x | sa | null",
         "jdbc:h2:tcp://127.0.0.1:1/mem:s;user=u;Password=p;MODE=PostgreSQL | jdbc:h2:tcp://127.0.0.1:1/mem:s;MODE=PostgreSQL | u | p",
-        "jdbc:h2:tcp://pw@127.0.0.1:1/mem:s | jdbc:h2:tcp://pw@127.0.0.1:1/mem:s | null | null",
+        "jdbc:h2:tcp://pw@127.0.0.1:1/mem:s | jdbc:h2:tcp://127.0.0.1:1/mem:s | null | pw",
+        "jdbc:h2:tcp://u:pw@127.0.0.1:1/mem:s | jdbc:h2:tcp://127.0.0.1:1/mem:s | u | pw",
         "jdbc:postgresql://db/locks | jdbc:postgresql://db/locks | null | null"})
     void userInfoIsTakenOut(String url, String stripped, String user, String password) {
         UrlCredentials c = UrlCredentials.of(url);
