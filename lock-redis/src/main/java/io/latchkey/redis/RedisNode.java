@@ -138,11 +138,10 @@ final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * Waits up to {@code nanos} for an element on the wake list, in slices so that an interrupt is seen
-     * soon. True if one was popped.
+     * Waits until {@code deadline} (System.nanoTime) for an element on the wake list, in slices so that an
+     * interrupt is seen soon. True if one was popped.
      */
-    boolean awaitWake(byte[] wakeKey, long nanos) throws InterruptedException {
-        long deadline = System.nanoTime() + nanos;
+    boolean awaitWake(byte[] wakeKey, long deadline) throws InterruptedException {
         if (unified != null) {
             return awaitWakeUnified(wakeKey, deadline);
         }

@@ -1,11 +1,11 @@
 package io.latchkey.redis;
 
+import io.latchkey.spi.DurationText;
+import io.latchkey.spi.Settings;
 import io.latchkey.spi.StoreErrors;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -14,7 +14,9 @@ import java.util.TreeSet;
 
 /**
  * Tuning of a Redis or Redlock backend. Immutable; build with {@link #builder()} or read from the settings
- * map of {@code Latchkey.connect(uri, settings)} (or the URI's query string) with {@link #fromMap(Map)}.
+ * map of {@code Latchkey.connect(uri, settings)} (or the URI's query string) with {@link #fromMap(Map)}, through
+ * the SPI's {@link Settings} reader: durations in its one grammar ({@code 250ms}, {@code 2s}, {@code 1.5s},
+ * {@code 1m30s}; a bare number is rejected), and every error names the key and what is allowed.
  *
  * <ul>
  *   <li>{@code timeout}: per-node request timeout (socket read timeout, pool borrow wait). Default 2 s for a
@@ -53,6 +55,8 @@ public final class RedisSettings {
 
     static final Duration SINGLE_NODE_TIMEOUT = Duration.ofSeconds(2);
     static final Duration REDLOCK_TIMEOUT = Duration.ofMillis(200);
+    private static final String BACKEND = "Redis";
+    private static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
     private static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
 
     private final Duration timeout;
@@ -104,38 +108,62 @@ public final class RedisSettings {
     }
 
     /**
-     * Reads settings from a map of texts. Durations are ISO-8601 ({@code PT0.1S}), or a number with a unit
-     * ({@code 100ms}, {@code 2s}, {@code 1m}), or a plain number of milliseconds.
+     * Reads settings from a map of texts (see {@link #fromSettings(Settings)}).
      *
      * @throws IllegalArgumentException for an unknown key (the message lists the known ones) or a bad value
      */
     public static RedisSettings fromMap(Map<String, String> settings) {
+        return fromSettings(Settings.of(BACKEND, settings));
+    }
+
+    /**
+     * Reads settings with the SPI's reader: durations in the one grammar of {@link DurationText} ({@code 250ms},
+     * {@code 2s}, {@code 1.5s}, {@code 1m30s}; a bare number is rejected), numbers and flags with their bounds.
+     *
+     * @throws IllegalArgumentException for an unknown key (the message lists the known ones) or a bad value,
+     *         naming the key and what is allowed
+     */
+    static RedisSettings fromSettings(Settings s) {
+        s.rejectUnknown(knownKeys());
+        if (s.has("user") || s.has("password")) {
+            // only a caller of fromMap gets here: BackendUri takes the credentials out of a URI's settings
+            throw new IllegalArgumentException("the Redis credentials (user, password) go in the URI or in the settings "
+                    + "of Latchkey.connect, never into RedisSettings");
+        }
         Builder b = builder();
-        if (settings == null) {
-            return b.build();
+        s.duration("timeout", MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::timeout);
+        s.duration(StoreErrors.CONNECT_TIMEOUT, MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::connectTimeout);
+        if (s.has("keyPrefix")) {
+            b.keyPrefix(s.asMap().get("keyPrefix")); // as given: white space in a prefix is an error, not trimmed
         }
-        for (Map.Entry<String, String> e : settings.entrySet()) {
-            String key = e.getKey();
-            String value = e.getValue() == null ? "" : e.getValue().trim();
-            switch (key) {
-                case "timeout" -> b.timeout(parseDuration(key, value));
-                case StoreErrors.CONNECT_TIMEOUT -> b.connectTimeout(parseDuration(key, value));
-                case "keyPrefix" -> b.keyPrefix(e.getValue());
-                case "poolSize" -> b.poolSize(parseInt(key, value));
-                case "clockDrift" -> b.clockDrift(parseDouble(key, value));
-                case "clientName" -> b.clientName(value);
-                case "tls" -> b.tls(parseBoolean(key, value));
-                case "tlsCa" -> b.tlsCa(parsePath(key, value));
-                case "tlsCert" -> b.tlsCert(parsePath(key, value));
-                case "tlsKey" -> b.tlsKey(parsePath(key, value));
-                default -> throw new IllegalArgumentException("unknown Redis setting '" + key + "'; known settings: "
-                        + knownKeys());
-            }
+        b.poolSize(s.integer("poolSize", b.poolSize, 1, 1024));
+        b.clockDrift(s.decimal("clockDrift", b.clockDrift, 0, 0.5));
+        if (s.has("clientName")) {
+            b.clientName(s.text("clientName", ""));
         }
+        if (s.has("tls")) {
+            b.tls(s.flag("tls", false));
+        }
+        pemFile(s, "tlsCa").ifPresent(b::tlsCa);
+        pemFile(s, "tlsCert").ifPresent(b::tlsCert);
+        pemFile(s, "tlsKey").ifPresent(b::tlsKey);
         return b.build();
     }
 
-    /** The known keys for messages, with the credentials a URI's settings may carry besides these. */
+    /** A PEM file setting (blank is rejected by the builder); RedisTls reads and checks the file later. */
+    private static Optional<Path> pemFile(Settings s, String key) {
+        if (!s.has(key)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Path.of(s.text(key, "")));
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException(BACKEND + " setting " + key + " must be the path of a PEM file, was '"
+                    + s.text(key, "") + "': " + e.getReason(), e);
+        }
+    }
+
+    /** The known keys, with the credentials a URI's settings may carry besides these. */
     private static TreeSet<String> knownKeys() {
         TreeSet<String> known = new TreeSet<>(KEYS);
         known.add("user");
@@ -205,9 +233,10 @@ public final class RedisSettings {
 
     @Override
     public String toString() {
-        return "RedisSettings[timeout=" + (timeout == null ? "default" : timeout) + ", connectTimeout="
-                + (connectTimeout == null ? "default" : connectTimeout) + ", keyPrefix='" + keyPrefix + "', poolSize="
-                + poolSize + ", clockDrift=" + clockDrift + ", clientName=" + clientName + ", tls=" + tls() + (tlsCa == null ? "" : ", tlsCa=" + tlsCa)
+        return "RedisSettings[timeout=" + (timeout == null ? "default" : DurationText.format(timeout))
+                + ", connectTimeout=" + (connectTimeout == null ? "default" : DurationText.format(connectTimeout))
+                + ", keyPrefix='" + keyPrefix + "', poolSize=" + poolSize + ", clockDrift=" + clockDrift + ", clientName="
+                + clientName + ", tls=" + tls() + (tlsCa == null ? "" : ", tlsCa=" + tlsCa)
                 + (tlsCert == null ? "" : ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey) + "]";
     }
 
@@ -223,66 +252,6 @@ public final class RedisSettings {
     @Override
     public int hashCode() {
         return Objects.hash(timeout, connectTimeout, keyPrefix, poolSize, clockDrift, clientName, tls, tlsCa, tlsCert, tlsKey);
-    }
-
-    static Duration parseDuration(String key, String text) {
-        String t = text.toLowerCase(Locale.ROOT);
-        try {
-            if (t.startsWith("pt") || t.startsWith("p")) {
-                return Duration.parse(text);
-            }
-            if (t.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim()));
-            }
-            if (t.endsWith("s")) {
-                return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).trim()) * 1000));
-            }
-            if (t.endsWith("m")) {
-                return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1).trim()) * 60);
-            }
-            return Duration.ofMillis(Long.parseLong(t));
-        } catch (NumberFormatException | DateTimeParseException e) {
-            throw new IllegalArgumentException("setting " + key + " must be a duration such as 100ms, 2s, PT0.5S or a "
-                    + "number of milliseconds, was '" + text + "'", e);
-        }
-    }
-
-    private static int parseInt(String key, String text) {
-        try {
-            return Integer.parseInt(text);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("setting " + key + " must be a whole number, was '" + text + "'", e);
-        }
-    }
-
-    private static double parseDouble(String key, String text) {
-        try {
-            return Double.parseDouble(text);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("setting " + key + " must be a number such as 0.01, was '" + text + "'", e);
-        }
-    }
-
-    private static Path parsePath(String key, String text) {
-        if (text.isEmpty()) {
-            throw new IllegalArgumentException("setting " + key + " must be the path of a PEM file, was empty");
-        }
-        try {
-            return Path.of(text);
-        } catch (InvalidPathException e) {
-            throw new IllegalArgumentException("setting " + key + " must be the path of a PEM file, was '" + text + "': "
-                    + e.getReason(), e);
-        }
-    }
-
-    private static boolean parseBoolean(String key, String text) {
-        if (text.equalsIgnoreCase("true")) {
-            return true;
-        }
-        if (text.equalsIgnoreCase("false")) {
-            return false;
-        }
-        throw new IllegalArgumentException("setting " + key + " must be true or false, was '" + text + "'");
     }
 
     /** Builder; every setter checks its argument. Not thread-safe. */

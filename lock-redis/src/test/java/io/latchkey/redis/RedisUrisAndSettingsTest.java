@@ -3,6 +3,7 @@ package io.latchkey.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.latchkey.spi.BackendUri;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -12,53 +13,61 @@ import org.junit.jupiter.api.Test;
 /** URI and settings parsing; every rejection says what is allowed and never shows a password. */
 class RedisUrisAndSettingsTest {
 
+    private static RedisConnection.Target parse(String uri, Map<String, String> settings) {
+        return RedisConnection.Target.parse(URI.create(uri), settings);
+    }
+
     @Test
     void singleNodeUriWithUserPasswordAndDatabase() {
-        RedisUris.Parsed p = RedisUris.parse(URI.create("redis://app:s%40cret@cache-1:6390/3"), Map.of());
-        assertThat(p.nodes()).containsExactly(new RedisUris.HostPort("cache-1", 6390));
-        assertThat(p.user()).isEqualTo("app");
-        assertThat(p.password()).isEqualTo("s@cret");
+        RedisConnection.Target p = parse("redis://app:s%40cret@cache-1:6390/3", Map.of());
+        assertThat(p.uri().hosts()).containsExactly(new BackendUri.HostPort("cache-1", 6390));
+        assertThat(p.uri().user()).contains("app");
+        assertThat(p.uri().password()).contains("s@cret");
         assertThat(p.database()).isEqualTo(3);
         assertThat(p.tls()).isFalse();
-        assertThat(p.toString()).doesNotContain("s%40cret").doesNotContain("s@cret").contains("app:***@");
+        assertThat(p.uri().toString()).doesNotContain("s%40cret").doesNotContain("s@cret").contains("app:***@");
+        assertThat(p.target()).isEqualTo("redis://cache-1:6390/3");
     }
 
     @Test
     void passwordOnlyUserInfoAndTlsAndDefaultPort() {
-        RedisUris.Parsed p = RedisUris.parse(URI.create("rediss://:pw@host"), Map.of());
-        assertThat(p.user()).isNull();
-        assertThat(p.password()).isEqualTo("pw");
+        RedisConnection.Target p = parse("rediss://:pw@host", Map.of());
+        assertThat(p.uri().user()).isEmpty();
+        assertThat(p.uri().password()).contains("pw");
         assertThat(p.tls()).isTrue();
-        assertThat(p.nodes()).containsExactly(new RedisUris.HostPort("host", 6379));
-        assertThat(RedisUris.parse(URI.create("redis://justpw@host:1"), Map.of()).password()).isEqualTo("justpw");
+        assertThat(p.uri().hosts()).containsExactly(new BackendUri.HostPort("host", 6379));
+        assertThat(parse("redis://justpw@host:1", Map.of()).uri().password()).contains("justpw");
+        assertThat(parse("redis://host:1/0", Map.of()).target()).isEqualTo("redis://host:1");
     }
 
     @Test
     void redlockUriWithSeveralHostsAndQuerySettings() {
-        RedisUris.Parsed p = RedisUris.parse(URI.create("redlock://u:pw@h1:7001,h2:7002,10.0.0.3:7003/0?timeout=50ms&keyPrefix=app:"),
+        RedisConnection.Target p = parse("redlock://u:pw@h1:7001,h2:7002,10.0.0.3:7003/0?timeout=50ms&keyPrefix=app:",
                 Map.of("poolSize", "4"));
-        assertThat(p.nodes()).containsExactly(new RedisUris.HostPort("h1", 7001), new RedisUris.HostPort("h2", 7002),
-                new RedisUris.HostPort("10.0.0.3", 7003));
-        assertThat(p.settings()).containsEntry("timeout", "50ms").containsEntry("keyPrefix", "app:").containsEntry("poolSize", "4");
-        RedisSettings s = RedisSettings.fromMap(p.settings());
+        assertThat(p.uri().hosts()).containsExactly(new BackendUri.HostPort("h1", 7001), new BackendUri.HostPort("h2", 7002),
+                new BackendUri.HostPort("10.0.0.3", 7003));
+        assertThat(p.uri().settings().asMap()).containsEntry("timeout", "50ms").containsEntry("keyPrefix", "app:")
+                .containsEntry("poolSize", "4");
+        assertThat(p.target()).isEqualTo("redlock://h1:7001,h2:7002,10.0.0.3:7003");
+        RedisSettings s = RedisSettings.fromSettings(p.uri().settings());
         assertThat(s.timeout()).contains(Duration.ofMillis(50));
         assertThat(s.keyPrefix()).isEqualTo("app:");
         assertThat(s.poolSize()).isEqualTo(4);
-        assertThat(p.toString()).doesNotContain(":pw@");
+        assertThat(p.uri().toString()).doesNotContain(":pw@");
     }
 
     @Test
     void badUrisAreRejectedWithoutShowingThePassword() {
-        assertThatThrownBy(() -> RedisUris.parse(URI.create("redis://:topsecret@h1:1,h2:2"), Map.of()))
+        assertThatThrownBy(() -> parse("redis://:topsecret@h1:1,h2:2", Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redlock://")
                 .hasMessageNotContaining("topsecret");
-        assertThatThrownBy(() -> RedisUris.parse(URI.create("redis://:topsecret@host:99999"), Map.of()))
+        assertThatThrownBy(() -> parse("redis://:topsecret@host:99999", Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 65535")
                 .hasMessageNotContaining("topsecret");
-        assertThatThrownBy(() -> RedisUris.parse(URI.create("redis://:topsecret@host:1/x"), Map.of()))
+        assertThatThrownBy(() -> parse("redis://:topsecret@host:1/x", Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("database number")
                 .hasMessageNotContaining("topsecret");
-        assertThatThrownBy(() -> RedisUris.parse(URI.create("redis://h:1?timeout=1s"), Map.of("timeout", "2s")))
+        assertThatThrownBy(() -> parse("redis://h:1?timeout=1s", Map.of("timeout", "2s")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("both");
         assertThatThrownBy(() -> RedisLockBackend.connect("redlock://:topsecret@h1:1,h2:2"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 3")
@@ -73,7 +82,12 @@ class RedisUrisAndSettingsTest {
         assertThatThrownBy(() -> RedisSettings.builder().keyPrefix("a{b")).hasMessageContaining("braces");
         assertThatThrownBy(() -> RedisSettings.builder().poolSize(0)).hasMessageContaining("between 1 and 1024");
         assertThatThrownBy(() -> RedisSettings.builder().clockDrift(0.9)).hasMessageContaining("between 0 and 0.5");
-        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("timeout", "soon"))).hasMessageContaining("100ms");
+        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("timeout", "soon")))
+                .hasMessageContaining("Redis setting timeout").hasMessageContaining("250ms").hasMessageContaining("'soon'");
+        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("timeout", "0s")))
+                .hasMessageContaining("timeout").hasMessageContaining("between 1ms and 10m");
+        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("poolSize", "0"))).hasMessageContaining("poolSize")
+                .hasMessageContaining("between 1 and 1024");
         assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("tls", "yes"))).hasMessageContaining("true or false");
         assertThat(RedisSettings.fromMap(Map.of("timeout", "PT0.25S", "connectTimeout", "3s", "clockDrift", "0.02")))
                 .satisfies(s -> {
@@ -81,23 +95,29 @@ class RedisUrisAndSettingsTest {
                     assertThat(s.connectTimeout()).contains(Duration.ofSeconds(3));
                     assertThat(s.clockDrift()).isEqualTo(0.02);
                 });
-        assertThat(RedisSettings.fromMap(Map.of("timeout", "150"))).extracting(s -> s.timeout().orElseThrow())
-                .isEqualTo(Duration.ofMillis(150));
+        // the one duration grammar: a bare number is rejected (its unit would be a guess), 1m30s and 1.5s read
+        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("timeout", "150"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("timeout").hasMessageContaining("has no unit");
+        assertThat(RedisSettings.fromMap(Map.of("timeout", "1.5s", "connectTimeout", "1m30s"))).satisfies(s -> {
+            assertThat(s.timeout()).contains(Duration.ofMillis(1500));
+            assertThat(s.connectTimeout()).contains(Duration.ofSeconds(90));
+        });
     }
 
     @Test
     void credentialsMayComeAsSettingsButNotTwiceAndNeverReachTheSettings() {
-        RedisUris.Parsed p = RedisUris.parse(URI.create("redis://h:1?user=app&password=s%40cret&timeout=1s"), Map.of());
-        assertThat(p.user()).isEqualTo("app");
-        assertThat(p.password()).isEqualTo("s@cret");
-        assertThat(p.settings()).containsOnlyKeys("timeout");
-        assertThat(p.toString()).doesNotContain("s%40cret").doesNotContain("s@cret");
+        RedisConnection.Target p = parse("redis://h:1?user=app&password=s%40cret&timeout=1s", Map.of());
+        assertThat(p.uri().user()).contains("app");
+        assertThat(p.uri().password()).contains("s@cret");
+        assertThat(p.uri().settings().keys()).containsOnly("timeout");
+        assertThat(p.uri().toString()).doesNotContain("s%40cret").doesNotContain("s@cret");
         assertThat(p.target()).isEqualTo("redis://h:1");
-        RedisUris.Parsed m = RedisUris.parse(URI.create("redlock://h1:1,h2:2,h3:3/2"), Map.of("password", "pw-from-map"));
-        assertThat(m.password()).isEqualTo("pw-from-map");
-        assertThat(m.user()).isNull();
+        assertThat(p.secrets()).contains("s@cret");
+        RedisConnection.Target m = parse("redlock://h1:1,h2:2,h3:3/2", Map.of("password", "pw-from-map"));
+        assertThat(m.uri().password()).contains("pw-from-map");
+        assertThat(m.uri().user()).isEmpty();
         assertThat(m.target()).isEqualTo("redlock://h1:1,h2:2,h3:3/2");
-        assertThatThrownBy(() -> RedisUris.parse(URI.create("redis://:topsecret@h:1"), Map.of("password", "other-secret")))
+        assertThatThrownBy(() -> parse("redis://:topsecret@h:1", Map.of("password", "other-secret")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("given both")
                 .hasMessageNotContaining("topsecret").hasMessageNotContaining("other-secret");
         assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("passwrd", "x")))

@@ -1,13 +1,18 @@
 package io.latchkey.redis;
 
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import redis.clients.jedis.exceptions.JedisException;
+
 /*
  * The lock protocol, one atomic script per operation (Redis runs a script without interleaving other
  * commands, and with the clock frozen at the script's start). Keys: see RedisKeys. The lock key's value
  * is the owner id, which the core keeps for every attempt of one acquisition, so a retried acquire
  * recognises its own grant. Ownership checks compare the owner id, which is unique per acquisition.
+ * Also here: the arguments' encoding and the parsing of the scripts' replies. Stateless.
  */
-final class LockScripts {
-    private LockScripts() {
+final class RedisScripts {
+    private RedisScripts() {
     }
 
     /**
@@ -99,4 +104,42 @@ final class LockScripts {
     static final LuaScript INSPECT = new LuaScript("inspect", """
             return {redis.call('GET', KEYS[1]), tonumber(redis.call('GET', KEYS[2]) or '-1'), redis.call('PTTL', KEYS[1])}
             """);
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static byte[] bytes(long n) {
+        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    static long asLong(Object reply) {
+        if (reply instanceof Long l) {
+            return l;
+        }
+        throw new JedisException("unexpected reply from a lock script: " + reply);
+    }
+
+    /** One node's answer to the acquire script. */
+    record AcquireReply(boolean granted, long token, long pttl, String holder) {
+        static AcquireReply parse(Object reply) {
+            List<?> r = (List<?>) reply;
+            if (asLong(r.get(0)) == 1) {
+                return new AcquireReply(true, asLong(r.get(1)), -1, null);
+            }
+            Object holder = r.size() > 3 ? r.get(3) : null;
+            return new AcquireReply(false, asLong(r.get(1)), asLong(r.get(2)),
+                    holder instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : null);
+        }
+    }
+
+    /** One node's answer to the inspect script. */
+    record InspectReply(String owner, long token, long pttl) {
+        static InspectReply parse(Object reply) {
+            List<?> r = (List<?>) reply;
+            Object owner = r.get(0);
+            return new InspectReply(owner instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : null,
+                    asLong(r.get(1)), asLong(r.get(2)));
+        }
+    }
 }

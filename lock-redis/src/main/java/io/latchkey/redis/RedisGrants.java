@@ -1,0 +1,201 @@
+package io.latchkey.redis;
+
+import static io.latchkey.redis.RedisScripts.asLong;
+import static io.latchkey.redis.RedisScripts.bytes;
+import static io.latchkey.redis.RedisScripts.utf8;
+
+import io.latchkey.redis.RedisScripts.AcquireReply;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Busy;
+import io.latchkey.spi.Grant;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Acquire and release as quorum rounds, the same code for one node (the quorum-of-one case, no executor)
+ * and for Redlock over N nodes (quorum N/2+1):
+ *
+ * - acquire: the ACQUIRE script on every node in parallel; with a quorum of grants within the validity
+ *   lease - elapsed - (clockDrift x lease + 2 ms), the token is the maximum counter over the quorum, written
+ *   back (RAISE_FENCE) to the nodes of the quorum that lag before the grant is returned. A failed attempt is
+ *   released on every node that might hold it. A busy answer reports the holder most nodes named.
+ * - release: compare-and-delete on every node, which also wakes one waiter (RedisWaiting).
+ *
+ * Both wait for every node (at most the per-node timeout), so that no request of theirs is still in flight
+ * when they return: an acquire overtaken by the next release on another connection would leave an orphan,
+ * and a release still in flight would make the next acquire see a stale holder.
+ *
+ * Concurrency design. Stateless apart from final fields, so thread-safe; each round's replies are a snapshot
+ * (NodeRound), so late replies never change a decision.
+ */
+final class RedisGrants {
+    private static final Logger log = LoggerFactory.getLogger(RedisGrants.class);
+    private static final long FIXED_DRIFT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    private final RedisConnection connection;
+    private final RedisKeys keys;
+    private final RedisWaiting waiting;
+    private final RedisErrors errors;
+    private final double clockDrift;
+
+    RedisGrants(RedisConnection connection, RedisKeys keys, RedisWaiting waiting, double clockDrift) {
+        this.connection = connection;
+        this.keys = keys;
+        this.waiting = waiting;
+        this.errors = connection.errors();
+        this.clockDrift = clockDrift;
+    }
+
+    /**
+     * The TTL written to the store for a lease: the smallest t with t - (clockDrift x t + 2 ms) >= lease,
+     * rounded up to whole ms. Validity, counted from before the request with the Redlock formula
+     * t - elapsed - drift(t), is then the full lease the caller asked for, never more.
+     */
+    long storeTtlMillis(long leaseNanos) {
+        double ttl = (leaseNanos + FIXED_DRIFT_NANOS) / (1.0 - clockDrift);
+        return Math.max(1, (long) Math.ceil(ttl / 1_000_000.0));
+    }
+
+    AcquireResult tryAcquire(AcquireRequest request) {
+        String name = request.name();
+        RedisKeys.NameKeys k = keys.of(name);
+        byte[] owner = utf8(request.owner());
+        long leaseNanos = request.lease().toNanos();
+        byte[] ttlMs = bytes(storeTtlMillis(leaseNanos));
+        int quorum = connection.quorum();
+        long start = System.nanoTime();
+        long validUntil = start + leaseNanos;
+        NodeRound.Replies<AcquireReply> replies = connection.round(connection.nodes(),
+                n -> AcquireReply.parse(n.eval(RedisScripts.ACQUIRE, 3, k.lock(), k.fence(), k.waiting(), owner, ttlMs)),
+                start + connection.timeoutNanos());
+        String failure;
+        if (replies.count(AcquireReply::granted) >= quorum) {
+            long token = Long.MIN_VALUE;
+            for (int i = 0; i < replies.size(); i++) {
+                if (replies.ok(i) && replies.value(i).granted()) {
+                    token = Math.max(token, replies.value(i).token());
+                }
+            }
+            failure = raiseFence(k, owner, token, replies);
+            if (failure == null && System.nanoTime() - validUntil < 0) {
+                return new Grant(name, request.owner(), token, validUntil, null);
+            }
+            if (failure == null) {
+                failure = "the quorum was reached after " + NodeRound.millis(System.nanoTime() - start)
+                        + " ms, past the validity of the lease " + request.lease();
+            }
+        } else {
+            failure = null;
+        }
+        releaseAfterFailure(k, owner, replies);
+        if (failure == null) {
+            Busy busy = busy(replies);
+            if (busy != null) {
+                return busy;
+            }
+            failure = errors.summary(replies, quorum + " grants needed");
+        }
+        throw errors.unavailable("acquire", name, failure, replies);
+    }
+
+    /** Redlock fencing: the nodes of the quorum that lag get the maximum; null when done, else why not. */
+    private String raiseFence(RedisKeys.NameKeys k, byte[] owner, long token, NodeRound.Replies<AcquireReply> replies) {
+        int quorum = connection.quorum();
+        List<RedisNode> lagging = new ArrayList<>();
+        int atMax = 0;
+        for (int i = 0; i < replies.size(); i++) {
+            if (replies.ok(i) && replies.value(i).granted()) {
+                if (replies.value(i).token() == token) {
+                    atMax++;
+                } else {
+                    lagging.add(connection.nodes().get(i));
+                }
+            }
+        }
+        if (lagging.isEmpty() || atMax >= quorum) {
+            return null; // every node of the quorum already has the maximum
+        }
+        int needed = quorum - atMax;
+        byte[] tokenBytes = bytes(token);
+        NodeRound.Replies<Boolean> raised = connection.round(lagging,
+                n -> asLong(n.eval(RedisScripts.RAISE_FENCE, 2, k.lock(), k.fence(), owner, tokenBytes)) == 1,
+                System.nanoTime() + connection.timeoutNanos());
+        if (raised.count(Boolean::booleanValue) >= needed) {
+            return null;
+        }
+        return "the fencing token " + token + " could not be written back to a quorum: "
+                + errors.summary(raised, needed + " more needed");
+    }
+
+    /**
+     * Gives back what a failed attempt may hold. Redlock: on every node that granted, failed or did not
+     * answer, so that no minority is left blocking the next quorum. One node: only a grant it refuses (too
+     * late); after an error the core retries with the same owner id and recognises a grant the server made.
+     */
+    private void releaseAfterFailure(RedisKeys.NameKeys k, byte[] owner, NodeRound.Replies<AcquireReply> replies) {
+        List<RedisNode> maybeHeld = new ArrayList<>();
+        for (int i = 0; i < replies.size(); i++) {
+            if ((!replies.ok(i) && connection.redlock()) || (replies.ok(i) && replies.value(i).granted())) {
+                maybeHeld.add(connection.nodes().get(i));
+            }
+        }
+        if (maybeHeld.isEmpty()) {
+            return;
+        }
+        NodeRound.Replies<Long> released = connection.round(maybeHeld,
+                n -> asLong(n.eval(RedisScripts.RELEASE, 3, k.lock(), k.wake(), k.waiting(), owner,
+                        RedisWaiting.WAKE_TTL_MS, RedisWaiting.WAKE_IF_HELD)),
+                System.nanoTime() + connection.timeoutNanos());
+        if (released.failures() > 0 && log.isDebugEnabled()) {
+            log.debug("Could not release a failed attempt on every node of {}: {}; it expires by its lease",
+                    connection.description(), errors.summary(released, "cleanup"));
+        }
+    }
+
+    private static Busy busy(NodeRound.Replies<AcquireReply> replies) {
+        Map<String, Integer> votes = new HashMap<>();
+        AcquireReply best = null;
+        int bestVotes = 0;
+        for (int i = 0; i < replies.size(); i++) {
+            if (replies.ok(i) && !replies.value(i).granted()) {
+                AcquireReply r = replies.value(i);
+                int v = votes.merge(String.valueOf(r.holder()), 1, Integer::sum);
+                if (v > bestVotes || (v == bestVotes && best != null && r.pttl() < best.pttl())) {
+                    best = r;
+                    bestVotes = v;
+                }
+            }
+        }
+        if (best == null) {
+            return null;
+        }
+        Duration retryAfter = best.pttl() > 0 ? Duration.ofMillis(best.pttl()) : null;
+        return new Busy(best.holder(), best.token(), retryAfter);
+    }
+
+    /** Compare-and-delete on every node (waking one waiter); true with a quorum of releases. */
+    boolean release(Grant grant) {
+        RedisKeys.NameKeys k = keys.of(grant.name());
+        byte[] owner = utf8(grant.owner());
+        byte[] wakeMode = waiting.releaseWakeMode();
+        int quorum = connection.quorum();
+        NodeRound.Replies<Long> replies = connection.round(connection.nodes(),
+                node -> asLong(node.eval(RedisScripts.RELEASE, 3, k.lock(), k.wake(), k.waiting(), owner,
+                        RedisWaiting.WAKE_TTL_MS, wakeMode)),
+                System.nanoTime() + connection.timeoutNanos());
+        if (replies.count(v -> v == 1) >= quorum) {
+            return true;
+        }
+        if (replies.count(v -> v != 1) > connection.nodes().size() - quorum) {
+            return false;
+        }
+        throw errors.unavailable("release", grant.name(), errors.summary(replies, quorum + " releases needed"), replies);
+    }
+}

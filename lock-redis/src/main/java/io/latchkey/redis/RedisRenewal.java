@@ -1,0 +1,60 @@
+package io.latchkey.redis;
+
+import static io.latchkey.redis.RedisScripts.asLong;
+import static io.latchkey.redis.RedisScripts.bytes;
+import static io.latchkey.redis.RedisScripts.utf8;
+
+import io.latchkey.LockLoss;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.RenewResult;
+import java.time.Duration;
+
+/*
+ * Renewal: compare-and-pexpire (RedisScripts.RENEW) on every node; the grant stands with a quorum of
+ * renewals within the new lease's validity. Unlike acquire and release, a renewal returns as soon as a
+ * quorum has renewed (or so many refused that no quorum can): a slow node must not eat into the lease.
+ * A refusal from nodes whose fence counter is gone too means the store lost its data (a restart without
+ * persistence, FLUSHALL), reported as RENEWAL_FAILED rather than as a plain "not held".
+ *
+ * Concurrency design. Stateless apart from final fields, so thread-safe; the core calls it from its
+ * renewal scheduler, and each round's replies are a snapshot (NodeRound).
+ */
+final class RedisRenewal {
+    private final RedisConnection connection;
+    private final RedisKeys keys;
+    private final RedisGrants grants;
+
+    RedisRenewal(RedisConnection connection, RedisKeys keys, RedisGrants grants) {
+        this.connection = connection;
+        this.keys = keys;
+        this.grants = grants;
+    }
+
+    RenewResult renew(Grant grant, Duration lease) {
+        RedisKeys.NameKeys k = keys.of(grant.name());
+        byte[] owner = utf8(grant.owner());
+        byte[] ttlMs = bytes(grants.storeTtlMillis(lease.toNanos()));
+        int n = connection.nodes().size();
+        int quorum = connection.quorum();
+        long start = System.nanoTime();
+        NodeRound.Replies<Long> replies = connection.round(connection.nodes(),
+                node -> asLong(node.eval(RedisScripts.RENEW, 2, k.lock(), k.fence(), owner, ttlMs)),
+                start + connection.timeoutNanos(),
+                r -> r.count(v -> v == 1) >= quorum || r.count(v -> v != 1) > n - quorum);
+        long validUntil = start + lease.toNanos();
+        RedisErrors errors = connection.errors();
+        if (replies.count(v -> v == 1) >= quorum) {
+            if (System.nanoTime() - validUntil < 0) {
+                return RenewResult.renewed(validUntil);
+            }
+            throw errors.unavailable("renew", grant.name(), "the quorum renewed after "
+                    + NodeRound.millis(System.nanoTime() - start) + " ms, past the validity of the lease " + lease, null, null);
+        }
+        long gone = replies.count(v -> v != 1);
+        if (gone > n - quorum) {
+            boolean dataLost = replies.count(v -> v == -1) == gone;
+            return dataLost ? RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED) : RenewResult.notHeld();
+        }
+        throw errors.unavailable("renew", grant.name(), errors.summary(replies, quorum + " renewals needed"), replies);
+    }
+}

@@ -1,0 +1,78 @@
+package io.latchkey.redis;
+
+import io.latchkey.spi.Deadlines;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisException;
+
+/*
+ * Native wake-ups: wake-one through a list, not pub/sub. A busy acquire sets the name's "waiting" flag; a
+ * release (RedisScripts.RELEASE) then pushes one element to the name's wake list, trimmed to one, which
+ * exactly one BLPOP waiter pops (Redis serves the longest-blocked client first), so one release wakes one
+ * waiter, never all of them and never none while one blocks. A waiter that misses a wake-up (the element
+ * expired, the node failed) is retried by the core at its backoff: a lost wake-up costs one backoff, never a
+ * lease.
+ *
+ * Redlock: a waiter blocks on one node, and a release pushes to every node's list (WAKE_ALWAYS), since the
+ * node waited on may not have been part of the holder's quorum. When that node fails, the next wait uses the
+ * next node.
+ *
+ * Concurrency design. Thread-safe: every wait borrows its own connection (RedisNode.awaitWake, in slices so
+ * that an interrupt is seen soon). The only mutable state is the index of the node waiters block on, a
+ * volatile int: a lost update only means one more wait on a failed node, which then moves on again.
+ */
+final class RedisWaiting {
+    private static final Logger log = LoggerFactory.getLogger(RedisWaiting.class);
+    /** How long a wake element waits for a waiter (one that popped nothing in time retries at its backoff). */
+    static final byte[] WAKE_TTL_MS = RedisScripts.bytes(10_000);
+    /** Release: push a wake element only if this node held the owner's grant. */
+    static final byte[] WAKE_IF_HELD = RedisScripts.bytes(0);
+    /** Release on Redlock: push even if this node did not hold it (a waiter may block on that node). */
+    static final byte[] WAKE_ALWAYS = RedisScripts.bytes(1);
+
+    private final RedisConnection connection;
+    private final RedisKeys keys;
+    private volatile int waitNode;
+
+    RedisWaiting(RedisConnection connection, RedisKeys keys) {
+        this.connection = connection;
+        this.keys = keys;
+    }
+
+    /** The release script's wake mode for an owner's release. */
+    byte[] releaseWakeMode() {
+        return connection.redlock() ? WAKE_ALWAYS : WAKE_IF_HELD;
+    }
+
+    /** Waits for a release of {@code name} that wakes this waiter; false at the timeout or after a failure. */
+    boolean awaitChange(String name, Duration timeout) throws InterruptedException {
+        if (timeout.isNegative() || timeout.isZero()) {
+            return false;
+        }
+        long deadline = Deadlines.after(System.nanoTime(), timeout);
+        List<RedisNode> nodes = connection.nodes();
+        int index = waitNode;
+        try {
+            return nodes.get(index).awaitWake(keys.of(name).wake(), deadline);
+        } catch (JedisException e) {
+            // no notification from this node: poll with the core's backoff instead, and (Redlock) try the
+            // next node next time, since a release pushes to every node's wake list
+            if (e instanceof JedisConnectionException && nodes.size() > 1) {
+                waitNode = (index + 1) % nodes.size();
+            }
+            if (log.isDebugEnabled()) {
+                log.debug("Waiting for a release of '{}' on {} failed; polling instead: {}", name,
+                        connection.description(), connection.errors().describe(e));
+            }
+            long left = Deadlines.remaining(deadline, System.nanoTime());
+            if (left > 0) {
+                TimeUnit.NANOSECONDS.sleep(left);
+            }
+            return false;
+        }
+    }
+}
