@@ -1,9 +1,9 @@
 package io.latchkey.cli;
 
-import io.latchkey.tck.server.FreePorts;
-import io.latchkey.tck.server.ReadinessCheck;
-import io.latchkey.tck.server.RunAsUser;
-import io.latchkey.tck.server.ServerProcess;
+import io.latchkey.servers.FreePorts;
+import io.latchkey.servers.ReadinessCheck;
+import io.latchkey.servers.RunAsUser;
+import io.latchkey.servers.ServerProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

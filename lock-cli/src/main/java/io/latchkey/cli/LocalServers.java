@@ -1,8 +1,8 @@
 package io.latchkey.cli;
 
-import io.latchkey.tck.server.Binaries;
-import io.latchkey.tck.server.ServerProcess;
-import io.latchkey.tck.server.ServerStartException;
+import io.latchkey.servers.Binaries;
+import io.latchkey.servers.ServerProcess;
+import io.latchkey.servers.ServerStartException;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

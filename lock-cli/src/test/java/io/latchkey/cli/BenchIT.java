@@ -3,7 +3,7 @@ package io.latchkey.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.latchkey.tck.server.Binaries;
+import io.latchkey.servers.Binaries;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
