@@ -48,32 +48,9 @@ public final class StoreErrors {
                 + " (" + shown + "): " + oneLine(Redaction.redact(reason)), lockName, shown, cause);
     }
 
-    /** A duration the way people write it: {@code 250ms}, {@code 5s}, {@code 1.5s}, {@code 1m30s}, {@code 1h}. */
+    /** A duration the way people write it ({@link DurationText#format}): {@code 250ms}, {@code 5s}, {@code 1m30s}. */
     public static String format(Duration d) {
-        if (d == null) {
-            return "?";
-        }
-        long ms = d.toMillis();
-        if (ms < 1000) {
-            return ms + "ms";
-        }
-        if (ms < 60_000) {
-            return ms % 1000 == 0 ? (ms / 1000) + "s" : stripZeros(ms / 1000.0) + "s";
-        }
-        long h = ms / 3_600_000;
-        long m = (ms / 60_000) % 60;
-        long s = (ms / 1000) % 60;
-        StringBuilder sb = new StringBuilder();
-        if (h > 0) {
-            sb.append(h).append('h');
-        }
-        if (m > 0) {
-            sb.append(m).append('m');
-        }
-        if (s > 0) {
-            sb.append(s).append('s');
-        }
-        return sb.toString();
+        return DurationText.format(d);
     }
 
     /** A reason on one line: line breaks and runs of white space become one space; blank becomes "no reason given". */
@@ -82,10 +59,5 @@ public final class StoreErrors {
             return "no reason given";
         }
         return reason.strip().replaceAll("\\s*[\\r\\n]+\\s*", " ");
-    }
-
-    private static String stripZeros(double v) {
-        String s = Double.toString(v);
-        return s.endsWith(".0") ? s.substring(0, s.length() - 2) : s;
     }
 }
