@@ -37,7 +37,7 @@ class UsageIT {
                 Arguments.of("missing command", new String[] {"exec", "--name", "u", "--"}, "COMMAND"),
                 Arguments.of("missing name", new String[] {"exec", "--", "true"}, "'--name=NAME'"),
                 Arguments.of("bad duration", new String[] {"exec", "--name", "u", "--wait", "30x", "--", "true"}, "must be a duration such as 250ms, 2s, 1.5s, 1m30s or 1h; '30x' is not a duration"),
-                Arguments.of("bare number as duration", new String[] {"exec", "--name", "u", "--lease", "30", "--", "true"}, "'30' is not a duration"),
+                Arguments.of("bare number as duration", new String[] {"exec", "--name", "u", "--lease", "30", "--", "true"}, "'30' has no unit"),
                 Arguments.of("zero lease", new String[] {"exec", "--name", "u", "--lease", "0s", "--", "true"}, "lease must be positive"),
                 Arguments.of("malformed URI", new String[] {"exec", "--name", "u", "--backend", "redis://bad host:6379", "--", "true"}, "malformed backend URI 'redis://bad host:6379'"),
                 Arguments.of("URI without scheme", new String[] {"list", "--backend", "localhost"}, "it has no scheme; for example mem:NAME"),
