@@ -1,9 +1,11 @@
 package io.latchkey;
 
 import io.latchkey.core.CoreLockClient;
+import io.latchkey.core.LockNames;
 import io.latchkey.core.ProviderRegistry;
 import io.latchkey.spi.LockBackend;
 import java.net.URI;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,6 +30,8 @@ import java.util.Map;
 public final class Latchkey {
     /** Setting: label at the start of owner ids, shown by {@code inspect}; default {@code host/pid}. */
     public static final String OWNER_SETTING = "owner";
+    /** Setting or system property: the provider class to use whatever the scheme. */
+    public static final String PROVIDER_SETTING = ProviderRegistry.PROVIDER_OVERRIDE;
 
     private Latchkey() {
     }
@@ -59,6 +63,63 @@ public final class Latchkey {
     /** As {@link #client(LockBackend)}, with a label at the start of owner ids. */
     public static LockClient client(LockBackend backend, String ownerLabel) {
         return new CoreLockClient(backend, ownerLabel);
+    }
+
+    /**
+     * The backend for a URI, chosen among the providers {@code loader} sees exactly as {@link #connect} chooses,
+     * without a client around it; for tools that drive the SPI themselves, such as a TCK run on a URI.
+     *
+     * @param uri      the backend URI
+     * @param settings backend settings
+     * @param loader   the class loader whose providers are considered
+     * @return a new backend; the caller closes it
+     * @throws IllegalArgumentException for a malformed URI or unknown scheme
+     */
+    public static LockBackend backend(String uri, Map<String, String> settings, ClassLoader loader) {
+        return ProviderRegistry.create(uri, settings, loader);
+    }
+
+    /**
+     * Every backend provider {@code loader} sees, loaded one by one; a provider that fails to load is listed
+     * with the reason instead of failing the call.
+     *
+     * @param loader the class loader to search (class path and module path)
+     * @return the providers in discovery order
+     */
+    public static List<BackendProviderInfo> providers(ClassLoader loader) {
+        return ProviderRegistry.discover(loader).stream()
+                .map(d -> new BackendProviderInfo(
+                        d.provider() != null ? d.provider().getClass().getName()
+                                : d.failedName() != null ? d.failedName() : "unknown",
+                        d.schemes(), d.provider() != null ? null : d.failureSentence()))
+                .toList();
+    }
+
+    /**
+     * The scheme that selects a provider: {@code redis}, {@code mem}, and for JDBC URLs the sub-protocol too,
+     * e.g. {@code jdbc:postgresql}. Lower case.
+     *
+     * @param uri a backend URI
+     * @return the scheme
+     * @throws IllegalArgumentException if the URI has no scheme (or a JDBC URL no sub-protocol)
+     */
+    public static String schemeOf(String uri) {
+        if (uri == null) {
+            throw new IllegalArgumentException("backend URI must not be null");
+        }
+        return ProviderRegistry.schemeOf(uri);
+    }
+
+    /**
+     * Checks a lock name with the rule every {@link LockClient#lock(String)} applies: 1 to 255 bytes of UTF-8,
+     * no control characters, well-formed UTF-16.
+     *
+     * @param name the name
+     * @return the name, if valid
+     * @throws IllegalArgumentException saying what is wrong and what is allowed
+     */
+    public static String checkLockName(String name) {
+        return LockNames.check(name);
     }
 
     private static ClassLoader classLoader() {

@@ -1,9 +1,9 @@
 package io.latchkey.cli;
 
-import io.latchkey.core.ProviderRegistry;
+import io.latchkey.BackendProviderInfo;
+import io.latchkey.Latchkey;
+import io.latchkey.spi.BackendUri;
 import io.latchkey.spi.Redaction;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.sql.Driver;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -12,6 +12,8 @@ import java.util.Objects;
 import java.util.ServiceLoader;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Checks a backend URI before anything connects, so that a typo is a usage error (exit 64) that says what
@@ -22,6 +24,8 @@ import java.util.function.Supplier;
 final class BackendUris {
     static final String EXAMPLES = "for example mem:NAME, jdbc:h2:file:~/locks, jdbc:postgresql://host/db, "
             + "redis://host:6379, zookeeper://host:2181, etcd://host:2379";
+
+    private static final Pattern MALFORMED = Pattern.compile("backend URI '(.*)' is malformed: (.*)", Pattern.DOTALL);
 
     private BackendUris() {
     }
@@ -37,31 +41,32 @@ final class BackendUris {
         }
         String scheme;
         try {
-            scheme = ProviderRegistry.schemeOf(uri);
+            scheme = Latchkey.schemeOf(uri);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("malformed backend URI '" + Redaction.redact(uri) + "': it has no scheme; " + EXAMPLES);
         }
         try {
-            new URI(uri.endsWith(":") ? uri + "/" : uri);
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("malformed backend URI '" + Redaction.redact(uri) + "': "
-                    + Redaction.redact(e.getReason()) + " at index " + e.getIndex()
-                    + "; percent-encode spaces and special characters (%20), " + EXAMPLES);
+            BackendUri.toUri(uri.endsWith(":") ? uri + "/" : uri);
+        } catch (IllegalArgumentException e) {
+            // the SPI's message with its masking, worded as the CLI's other usage errors and with examples
+            Matcher m = MALFORMED.matcher(String.valueOf(e.getMessage()));
+            throw new IllegalArgumentException((m.matches() ? "malformed backend URI '" + m.group(1) + "': " + m.group(2)
+                    : "malformed backend URI: " + e.getMessage()) + ", " + EXAMPLES, e);
         }
-        List<ProviderRegistry.Discovered> found = ProviderRegistry.discover(loader);
+        List<BackendProviderInfo> found = Latchkey.providers(loader);
         TreeSet<String> schemes = new TreeSet<>();
         StringBuilder failed = new StringBuilder();
         boolean servedByABrokenProvider = false;
-        for (ProviderRegistry.Discovered d : found) {
-            if (d.provider() != null) {
-                schemes.addAll(d.provider().schemes());
+        for (BackendProviderInfo d : found) {
+            if (d.loaded()) {
+                schemes.addAll(d.schemes());
             } else {
                 // connect() explains a provider that failed to load better than "unknown scheme" would
                 servedByABrokenProvider |= d.schemes().contains(scheme);
-                failed.append("; ").append(d.failureSentence());
+                failed.append("; ").append(d.failure());
             }
         }
-        boolean forced = System.getProperty(ProviderRegistry.PROVIDER_OVERRIDE) != null;
+        boolean forced = System.getProperty(Latchkey.PROVIDER_SETTING) != null;
         if (!forced && !servedByABrokenProvider && !schemes.contains(scheme)) {
             throw new IllegalArgumentException("unknown scheme '" + scheme + ":' in backend URI '" + Redaction.redact(uri)
                     + "'; known schemes: " + String.join(", ", schemes.stream().map(s -> s + ":").toList()) + failed);

@@ -1,8 +1,8 @@
 package io.latchkey.cli;
 
-import io.latchkey.tck.server.FreePorts;
-import io.latchkey.tck.server.ReadinessCheck;
-import io.latchkey.tck.server.ServerProcess;
+import io.latchkey.servers.FreePorts;
+import io.latchkey.servers.RedisServer;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,14 +129,13 @@ final class BenchTarget implements AutoCloseable {
         }
     }
 
-    private static String startRedis(BenchCleanup cleanup) {
-        Path binary = LocalServers.require("redis-server", "redis-server", "redis://host:6379");
+    private static String startRedis(BenchCleanup cleanup) throws IOException {
+        Path binary = LocalServers.require(RedisServer.BINARY, RedisServer.DEBIAN_PACKAGE, "redis://host:6379");
+        Path dir = LocalServers.temporaryDirectory(null, "latchkey-bench-redis-", cleanup);
         int port = FreePorts.find();
-        LocalServers.start(ServerProcess.builder().name("redis-server for bench on 127.0.0.1:" + port)
-                .command(binary.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                        "--save", "", "--appendonly", "no")
-                .readiness(ReadinessCheck.tcpPortOpen(port)).build(), cleanup);
-        return "redis://127.0.0.1:" + port;
+        LocalServers.start(RedisServer.process(binary, dir, port, null, List.of())
+                .name("redis-server for bench on 127.0.0.1:" + port).build(), cleanup);
+        return RedisServer.uri(port, false);
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.latchkey.cli;
 
-import io.latchkey.tck.server.FreePorts;
+import io.latchkey.servers.FreePorts;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;

@@ -1,27 +1,19 @@
 package io.latchkey.cli;
 
-import io.latchkey.tck.server.FreePorts;
-import io.latchkey.tck.server.ReadinessCheck;
-import io.latchkey.tck.server.RunAsUser;
-import io.latchkey.tck.server.ServerProcess;
+import io.latchkey.servers.FreePorts;
+import io.latchkey.servers.PostgresServer;
+import io.latchkey.servers.ServerProcess;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 
 /**
- * A throw-away PostgreSQL for {@code bench}: Debian's binaries ({@code postgresql}, found in
- * {@code /usr/lib/postgresql/N/bin}), {@code initdb} into a temporary directory, {@code postgres} in the
- * foreground on a free loopback port with its socket in that directory, trust authentication, and durability
- * relaxed for speed as in lock-jdbc's test fixture ({@code fsync=off}). PostgreSQL refuses to run as root, so
- * when this JVM is root it runs as the {@code postgres} user, which then owns the directory. Dynamic shared
- * memory lives in the data directory ({@code mmap}), so that even a killed server leaves nothing in
- * {@code /dev/shm}. Called on the main thread; everything it makes is handed to the caller's clean-up.
+ * A throw-away PostgreSQL for {@code bench}, from lock-servers' {@link PostgresServer} recipe (the one the
+ * lock-jdbc test fixture uses): Debian's binaries, {@code initdb} into a temporary directory, trust
+ * authentication, durability relaxed for speed, run as the {@code postgres} user when this JVM is root. Here the
+ * server is sized for the bench clients and stopped with SIGTERM by the clean-up. Called on the main thread;
+ * everything it makes is handed to the caller's clean-up.
  */
 final class LocalPostgres {
-    private static final String USER = "postgres";
-    private static final String PACKAGE = "postgresql";
     private static final String URI_EXAMPLE = "jdbc:postgresql://host:5432/db?user=u";
 
     private LocalPostgres() {
@@ -29,35 +21,28 @@ final class LocalPostgres {
 
     /** Starts a server sized for {@code clients} bench clients and returns its JDBC URL. */
     static String start(int clients, BenchCleanup cleanup) throws IOException, InterruptedException {
-        Path postgres = LocalServers.require("postgres", PACKAGE, URI_EXAMPLE);
-        Path bin = postgres.toRealPath().getParent();
-        Path initdb = bin.resolve("initdb");
-        if (!Files.isExecutable(initdb)) {
-            throw new LocalServers.NotStarted("initdb is not installed next to " + postgres.toRealPath()
-                    + " (Debian: apt-get install " + PACKAGE + "); or give the URI of a server you run: " + URI_EXAMPLE, null);
-        }
+        Path postgres = LocalServers.require(PostgresServer.BINARY, PostgresServer.DEBIAN_PACKAGE, URI_EXAMPLE);
+        Path initdb = PostgresServer.initdb(postgres).orElseThrow(() -> new LocalServers.NotStarted(
+                "initdb is not installed next to " + realPath(postgres) + " (Debian: apt-get install "
+                        + PostgresServer.DEBIAN_PACKAGE + "); or give the URI of a server you run: " + URI_EXAMPLE, null));
         Path dir = LocalServers.temporaryDirectory(null, "latchkey-bench-pg-", cleanup);
-        RunAsUser.giveOwnership(dir, USER);
-        Path data = dir.resolve("data");
-        LocalServers.runSetup("initdb", RunAsUser.wrap(USER, List.of(initdb.toString(), "-D", data.toString(), "-U", USER,
-                "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")), dir.resolve("initdb.log"), 120, cleanup);
+        LocalServers.setup(started -> PostgresServer.initialize(initdb, dir, started), cleanup);
         int port = FreePorts.find();
         // each client's pool keeps up to 10 connections (session mode: one per held or awaited lock)
         int maxConnections = Math.max(100, clients * 10 + 20);
-        ServerProcess server = ServerProcess.builder()
+        ServerProcess server = PostgresServer.process(postgres, dir, port, maxConnections)
                 .name("postgres for bench on 127.0.0.1:" + port)
-                .command(postgres.toRealPath().toString(), "-D", data.toString(), "-p", Integer.toString(port),
-                        "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + dir,
-                        "-c", "max_connections=" + maxConnections, "-c", "shared_buffers=32MB",
-                        "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "logging_collector=off",
-                        "-c", "dynamic_shared_memory_type=mmap")
-                .runAsUser(USER)
-                .readiness(ReadinessCheck.logLineMatches("ready to accept connections").and(ReadinessCheck.tcpPortOpen(port)))
-                .startupTimeout(Duration.ofSeconds(60))
-                .stopTimeout(Duration.ofSeconds(20))
-                .deleteOnClose(dir)
+                .stopSignal("TERM")
                 .build();
         LocalServers.start(server, cleanup);
-        return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=" + USER;
+        return PostgresServer.jdbcUrl(port);
+    }
+
+    private static Path realPath(Path p) {
+        try {
+            return p.toRealPath();
+        } catch (IOException e) {
+            return p;
+        }
     }
 }

@@ -1,22 +1,19 @@
 package io.latchkey.cli;
 
-import io.latchkey.tck.server.Binaries;
-import io.latchkey.tck.server.ServerProcess;
-import io.latchkey.tck.server.ServerStartException;
-import java.io.File;
+import io.latchkey.servers.Binaries;
+import io.latchkey.servers.Directories;
+import io.latchkey.servers.ServerProcess;
+import io.latchkey.servers.ServerStartException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
+import java.util.function.Consumer;
 
 /**
  * What the servers {@code bench} starts have in common: finding a binary (or saying which Debian package
- * brings it), temporary directories, one-shot setup commands (initdb, mariadb-install-db), and registering a
- * started {@link ServerProcess} for a graceful stop. Every resource is handed to the caller's
+ * brings it), temporary directories, the recipes' one-shot setup steps (initdb, mariadb-install-db), and registering a
+ * started {@link ServerProcess} for a graceful stop. The recipes themselves are lock-servers'. Every resource is handed to the caller's
  * {@link BenchCleanup} as soon as it exists, so that Ctrl-C at any moment of a start leaves nothing behind.
  * Stateless; called on the main thread.
  */
@@ -45,27 +42,28 @@ final class LocalServers {
     /** A new temporary directory, deleted by {@code cleanup}. */
     static Path temporaryDirectory(Path parent, String prefix, BenchCleanup cleanup) throws IOException {
         Path dir = parent == null ? Files.createTempDirectory(prefix) : Files.createTempDirectory(parent, prefix);
-        cleanup.add(() -> deleteTree(dir));
+        cleanup.add(() -> Directories.deleteRecursively(dir));
         return dir;
     }
 
-    /** Runs a setup command to completion (its output in {@code logFile}), killed by {@code cleanup} if still running. */
-    static void runSetup(String program, List<String> command, Path logFile, long timeoutSeconds, BenchCleanup cleanup)
-            throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-        cleanup.add(() -> {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-        });
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            throw new NotStarted(program + " did not finish within " + timeoutSeconds + " s", null);
+    /**
+     * Runs a recipe's setup step ({@code initdb}, {@code mariadb-install-db}), whose process {@code cleanup} kills
+     * if it is still running; a failure becomes {@link NotStarted} with the step's one-line message.
+     */
+    static void setup(SetupStep step, BenchCleanup cleanup) throws InterruptedException {
+        try {
+            step.run(p -> cleanup.add(() -> {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }));
+        } catch (IOException e) {
+            throw new NotStarted(e.getMessage(), e);
         }
-        if (p.exitValue() != 0) {
-            List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
-            String last = lines.isEmpty() ? "(no output)" : lines.get(lines.size() - 1).trim();
-            throw new NotStarted(program + " failed with exit code " + p.exitValue() + ": " + last, null);
-        }
+    }
+
+    /** A recipe's setup step, told about its process as soon as it exists. */
+    interface SetupStep {
+        void run(Consumer<Process> started) throws IOException, InterruptedException;
     }
 
     /**
@@ -87,17 +85,6 @@ final class LocalServers {
             List<String> tail = e.logTail();
             String first = String.valueOf(e.getMessage()).lines().findFirst().orElse("did not start");
             throw new NotStarted(first + (tail.isEmpty() ? "" : "; last log line: " + tail.get(tail.size() - 1).trim()), e);
-        }
-    }
-
-    static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }

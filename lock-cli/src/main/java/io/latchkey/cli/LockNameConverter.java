@@ -1,6 +1,6 @@
 package io.latchkey.cli;
 
-import io.latchkey.core.LockNames;
+import io.latchkey.Latchkey;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
@@ -13,7 +13,7 @@ public final class LockNameConverter implements ITypeConverter<String> {
     @Override
     public String convert(String value) {
         try {
-            return LockNames.check(value);
+            return Latchkey.checkLockName(value);
         } catch (IllegalArgumentException e) {
             throw new TypeConversionException(e.getMessage());
         }

@@ -1,6 +1,6 @@
 package io.latchkey.cli;
 
-import io.latchkey.core.ProviderRegistry;
+import io.latchkey.Latchkey;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckSettings;
@@ -25,7 +25,7 @@ public class UriBackendTck extends LockBackendTck {
     }
 
     static LockBackend connect(Target t) {
-        return ProviderRegistry.create(t.uri(), t.settings(), t.loader());
+        return Latchkey.backend(t.uri(), t.settings(), t.loader());
     }
 
     private static Target current() {

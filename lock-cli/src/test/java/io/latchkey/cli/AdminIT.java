@@ -3,10 +3,10 @@ package io.latchkey.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.latchkey.tck.server.Binaries;
-import io.latchkey.tck.server.FreePorts;
-import io.latchkey.tck.server.ReadinessCheck;
-import io.latchkey.tck.server.ServerProcess;
+import io.latchkey.servers.Binaries;
+import io.latchkey.servers.FreePorts;
+import io.latchkey.servers.ReadinessCheck;
+import io.latchkey.servers.ServerProcess;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

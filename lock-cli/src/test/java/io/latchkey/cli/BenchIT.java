@@ -3,7 +3,8 @@ package io.latchkey.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.latchkey.tck.server.Binaries;
+import io.latchkey.servers.Binaries;
+import io.latchkey.servers.Directories;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,7 +13,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,12 +48,8 @@ class BenchIT {
 
     @AfterEach
     void deletePrivateTmp() throws IOException {
-        if (privateTmp != null && Files.exists(privateTmp)) {
-            try (Stream<Path> paths = Files.walk(privateTmp)) {
-                for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
+        if (privateTmp != null) {
+            Directories.deleteRecursively(privateTmp);
         }
     }
 

@@ -21,20 +21,22 @@ class DurationConverterTest {
         assertThat(DurationConverter.parse(" 1H ")).isEqualTo(Duration.ofHours(1));
         assertThat(DurationConverter.parse("PT10S")).isEqualTo(Duration.ofSeconds(10));
         assertThat(DurationConverter.parse("0s")).isEqualTo(Duration.ZERO);
+        // the SPI's grammar (issue 13): a decimal fraction is allowed
+        assertThat(DurationConverter.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"30x", "30", "", "s", "-5s", "1.5s", "1m 30s", "PTx", "99999999999999999999s", "ms30"})
+    @ValueSource(strings = {"30x", "30", "", "s", "-5s", "1m 30s", "30s1m", "PTx", "99999999999999999999s", "ms30"})
     void rejectsWithWhatToType(String bad) {
         assertThatThrownBy(() -> DurationConverter.parse(bad)).isInstanceOf(TypeConversionException.class)
-                .hasMessageContaining("500ms, 30s, 2m, 1h");
+                .hasMessageContaining("250ms, 2s, 1.5s, 1m30s or 1h");
     }
 
     @Test
     void formatsInItsOwnNotation() {
         assertThat(DurationConverter.format(Duration.ofSeconds(90))).isEqualTo("1m30s");
-        assertThat(DurationConverter.format(Duration.ofMillis(1500))).isEqualTo("1s500ms");
-        assertThat(DurationConverter.format(Duration.ofDays(1).plusHours(2))).isEqualTo("1d2h");
-        assertThat(DurationConverter.format(Duration.ZERO)).isEqualTo("0s");
+        assertThat(DurationConverter.format(Duration.ofMillis(1500))).isEqualTo("1.5s");
+        assertThat(DurationConverter.format(Duration.ofDays(1).plusHours(2))).isEqualTo("26h");
+        assertThat(DurationConverter.format(Duration.ZERO)).isEqualTo("0ms");
     }
 }

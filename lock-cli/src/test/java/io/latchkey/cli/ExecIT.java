@@ -90,7 +90,7 @@ class ExecIT {
 
         LatchkeyJar.Result waited = cli.run("exec", "--name", "busy", "--wait", "1500ms", "--", "touch", marker.toString());
         assertThat(waited.exit()).as(waited.toString()).isEqualTo(ExitCodes.NOT_ACQUIRED);
-        assertThat(waited.stderr()).contains("not acquired within 1s500ms");
+        assertThat(waited.stderr()).contains("not acquired within 1.5s");
         assertThat(marker).as("no command ran without the lock").doesNotExist();
         holder.signal("TERM");
         holder.await(Duration.ofSeconds(60));

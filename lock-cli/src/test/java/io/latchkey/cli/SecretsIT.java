@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
-import io.latchkey.tck.server.Binaries;
-import io.latchkey.tck.server.ReadinessCheck;
-import io.latchkey.tck.server.ServerProcess;
+import io.latchkey.servers.Binaries;
+import io.latchkey.servers.ReadinessCheck;
+import io.latchkey.servers.ServerProcess;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -26,7 +26,7 @@ import io.latchkey.spi.Grant;
 import io.latchkey.tck.LockHistory;
 import io.latchkey.tck.LostUpdateRegister;
 import io.latchkey.tck.OverlapDetector;
-import io.latchkey.tck.server.ServerProcess;
+import io.latchkey.servers.ServerProcess;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

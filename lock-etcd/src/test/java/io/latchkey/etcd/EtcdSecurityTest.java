@@ -16,7 +16,7 @@ import io.latchkey.LockException;
 import io.latchkey.LockHandle;
 import io.latchkey.LockOptions;
 import io.latchkey.etcd.fixtures.EtcdCluster;
-import io.latchkey.tck.server.TestCertificates;
+import io.latchkey.servers.TestCertificates;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;

@@ -5,7 +5,7 @@ import io.latchkey.spi.LockBackend;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
 import io.latchkey.tck.TckSettings;
-import io.latchkey.tck.server.TestCertificates;
+import io.latchkey.servers.TestCertificates;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

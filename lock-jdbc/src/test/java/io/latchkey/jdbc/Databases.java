@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.latchkey.jdbc.fixtures.MariaDbFixture;
 import io.latchkey.jdbc.fixtures.PostgresFixture;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,6 @@
 package io.latchkey.jdbc;
 
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import org.junit.jupiter.api.DisplayName;
 
 @DisplayName("TCK: H2 (embedded, in memory) session mode")

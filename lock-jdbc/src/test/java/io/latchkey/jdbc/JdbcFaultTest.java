@@ -8,7 +8,7 @@ import io.latchkey.LockHandle;
 import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
 import io.latchkey.RetryStrategy;
-import io.latchkey.tck.server.ServerControl;
+import io.latchkey.servers.ServerControl;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -8,7 +8,7 @@ import io.latchkey.Capability;
 import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
-import io.latchkey.tck.server.FreePorts;
+import io.latchkey.servers.FreePorts;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Map;

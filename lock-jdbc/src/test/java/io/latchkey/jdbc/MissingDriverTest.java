@@ -42,7 +42,7 @@ class MissingDriverTest {
 
     @org.junit.jupiter.api.Test
     void mysqlUrlWorksWithOnlyTheMariaDbDriver() throws Exception {
-        io.latchkey.tck.server.RunningServer server = io.latchkey.jdbc.fixtures.MariaDbFixture.start();
+        io.latchkey.servers.RunningServer server = io.latchkey.jdbc.fixtures.MariaDbFixture.start();
         try {
             String url = io.latchkey.jdbc.fixtures.MariaDbFixture.url(server).replaceFirst("^jdbc:mariadb:", "jdbc:mysql:");
             ClassLoader loader = new Hiding(List.of("com.mysql."));

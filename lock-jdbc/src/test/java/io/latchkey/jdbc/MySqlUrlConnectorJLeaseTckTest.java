@@ -1,7 +1,7 @@
 package io.latchkey.jdbc;
 
 import io.latchkey.jdbc.fixtures.MariaDbFixture;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.jdbc.fixtures.MariaDbFixture;
 import io.latchkey.jdbc.fixtures.PostgresFixture;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;

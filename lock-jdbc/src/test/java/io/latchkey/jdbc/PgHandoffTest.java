@@ -10,7 +10,7 @@ import io.latchkey.LockHandle;
 import io.latchkey.LockOptions;
 import io.latchkey.RetryStrategy;
 import io.latchkey.jdbc.fixtures.PostgresFixture;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,7 +7,7 @@ import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
 import io.latchkey.redis.fixtures.RedisServers;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -9,7 +9,7 @@ import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
 import io.latchkey.redis.fixtures.RedisServers;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -16,7 +16,7 @@ import io.latchkey.redis.fixtures.RespProxy;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Grant;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -4,8 +4,8 @@ import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
-import io.latchkey.tck.server.RunningServer;
-import io.latchkey.tck.server.ServerControl;
+import io.latchkey.servers.RunningServer;
+import io.latchkey.servers.ServerControl;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

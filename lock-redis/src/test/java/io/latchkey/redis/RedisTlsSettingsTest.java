@@ -3,7 +3,7 @@ package io.latchkey.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.latchkey.tck.server.TestCertificates;
+import io.latchkey.servers.TestCertificates;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package io.latchkey.redis;
 
 import io.latchkey.redis.fixtures.RedisServers;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

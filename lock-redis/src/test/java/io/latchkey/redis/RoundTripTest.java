@@ -8,7 +8,7 @@ import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
 import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.redis.fixtures.RespProxy;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -9,7 +9,7 @@ import io.latchkey.LockOptions;
 import io.latchkey.RetryStrategy;
 import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.redis.fixtures.RespProxy;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

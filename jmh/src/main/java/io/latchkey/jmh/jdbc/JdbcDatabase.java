@@ -5,7 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.latchkey.jdbc.Dialect;
 import io.latchkey.jdbc.fixtures.MariaDbFixture;
 import io.latchkey.jdbc.fixtures.PostgresFixture;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 
 /**
  * A database for one benchmark trial: PostgreSQL or MariaDB started by lock-jdbc's fixtures (or the server

@@ -3,7 +3,7 @@ package io.latchkey.jmh.redis;
 import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.redis.fixtures.RedisServers;
-import io.latchkey.tck.server.RunningServer;
+import io.latchkey.servers.RunningServer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

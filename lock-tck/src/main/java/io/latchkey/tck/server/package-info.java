@@ -1,13 +1,9 @@
 /**
- * Fixtures that give tests and benchmarks a real server on loopback.
+ * The JUnit side of the server fixtures: {@link io.latchkey.tck.server.TckServers} makes a
+ * {@link io.latchkey.servers.ServerFixture} skip a test whose server is unavailable, or fail it when
+ * {@code LATCHKEY_REQUIRE_SERVERS=true}. The servers themselves (launching, readiness, fault injection) live in
+ * lock-servers ({@code io.latchkey.servers}), which does not depend on JUnit.
  *
- * <p>{@link io.latchkey.tck.server.ServerProcess} launches and supervises one server binary (readiness,
- * log capture, pause/resume/kill/restart for fault injection, guaranteed clean-up).
- * {@link io.latchkey.tck.server.ServerFixture} chooses where a server comes from, in the order of
- * DESIGN.md section 7: an endpoint named by an environment variable, a binary on {@code PATH},
- * Testcontainers when a Docker engine is reachable, an embedded server; otherwise the test is skipped with
- * a message listing why each option was unavailable, or fails when {@code LATCHKEY_REQUIRE_SERVERS=true}.
- *
- * <p>Nothing here depends on the lock API: backends build their own fixtures from these pieces.
+ * <p>Depends on {@code io.latchkey.servers} and JUnit's opentest4j only; never on the lock API.
  */
 package io.latchkey.tck.server;
