@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * BackendUnavailableExceptions whose messages name the lock and the backend and never carry the password.
  * Immutable; safe to share.
  */
-final class Connections {
-    private static final Logger log = LoggerFactory.getLogger(Connections.class);
+final class JdbcConnections {
+    private static final Logger log = LoggerFactory.getLogger(JdbcConnections.class);
     private static final Executor DIRECT = Runnable::run;
 
     final DataSource dataSource;
@@ -30,11 +30,11 @@ final class Connections {
     private final boolean sessionMode;
     private final boolean dialectIsPostgres;
 
-    Connections(DataSource dataSource, String description, String secret) {
+    JdbcConnections(DataSource dataSource, String description, String secret) {
         this(dataSource, description, secret, false, false);
     }
 
-    Connections(DataSource dataSource, String description, String secret, boolean sessionMode, boolean postgres) {
+    JdbcConnections(DataSource dataSource, String description, String secret, boolean sessionMode, boolean postgres) {
         this.dataSource = dataSource;
         this.description = description;
         this.secret = secret == null || secret.isEmpty() ? null : secret;
