@@ -1,6 +1,7 @@
 package io.latchkey.jdbc;
 
 import io.latchkey.LockInfo;
+import io.latchkey.spi.Deadlines;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -65,6 +66,25 @@ final class H2SessionStatements extends SessionStatements {
         c.setAutoCommit(true);
     }
 
+    /** Embedded H2 runs statements on the caller's thread. */
+    @Override
+    boolean runsOnCallerThread() {
+        return true;
+    }
+
+    /** The row lock ends with the transaction, which unpin rolls back. */
+    @Override
+    boolean lockOutlivesStatement() {
+        return false;
+    }
+
+    /** The row is locked by the holder until its session ends: end it first, then mark the row. */
+    @Override
+    void forceOut(Connection c, LockKey k, Holder h) throws SQLException {
+        kill(c, h.session());
+        markReleasedBy(c, k, h.owner());
+    }
+
     @Override
     long tryLock(Connection c, LockKey k, String owner) throws SQLException {
         return lock(c, k, owner, H2_TRY_MILLIS, null);
@@ -74,7 +94,7 @@ final class H2SessionStatements extends SessionStatements {
     long waitLock(Connection c, LockKey k, String owner, long waitMillis, AtomicReference<Statement> running,
                   AtomicBoolean cancelled) throws SQLException {
         // wait in slices, so that a cancellation is seen within one slice (each slice still waits inside H2)
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+        long deadline = Deadlines.after(System.nanoTime(), java.time.Duration.ofMillis(waitMillis));
         for (;;) {
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             if (left <= 0 || cancelled.get()) {

@@ -67,7 +67,7 @@ final class SessionBackend extends JdbcLockBackend {
 
     @Override
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
-        if (dialect == Dialect.H2 && !maxWait.isZero()) {
+        if (sql.runsOnCallerThread() && !maxWait.isZero()) {
             // embedded H2 runs statements on the caller's thread and may swallow an interrupt inside them
             return waiting.offThread(cancelled -> attempt(request, maxWait, cancelled), this::release);
         }
@@ -90,7 +90,7 @@ final class SessionBackend extends JdbcLockBackend {
                     return other;
                 }
                 waited = true;
-                token = waiting.inDatabase(c, k, request.owner(), maxWait, cancelled, dialect == Dialect.H2,
+                token = waiting.inDatabase(c, k, request.owner(), maxWait, cancelled, sql.runsOnCallerThread(),
                         abandoned -> putBackAfterWait(abandoned, k, request.owner()));
                 if (token == SessionWaiting.HANDED_OFF) {
                     c = null; // the waiting thread returns it
@@ -125,7 +125,7 @@ final class SessionBackend extends JdbcLockBackend {
      * discard the connection if that cannot be checked.
      */
     private void putBackAfterWait(Connection c, LockKey k, String owner) {
-        if (dialect != Dialect.H2) {
+        if (sql.lockOutlivesStatement()) {
             try {
                 if (sql.stillHeld(c, k, owner) && !sql.unlock(c, k)) {
                     connections.discard(c);
@@ -302,13 +302,7 @@ final class SessionBackend extends JdbcLockBackend {
                 if (h.isEmpty()) {
                     return false;
                 }
-                if (dialect == Dialect.H2) {
-                    sql.kill(c, h.get().session()); // the row is locked by the holder until its session ends
-                    sql.markReleasedBy(c, k, h.get().owner());
-                } else {
-                    sql.markReleasedBy(c, k, h.get().owner());
-                    sql.kill(c, h.get().session());
-                }
+                sql.forceOut(c, k, h.get());
                 return true;
             });
         } catch (SQLException e) {

@@ -70,6 +70,28 @@ abstract sealed class SessionStatements extends SqlTable
         // an autocommit connection holds nothing once its lock is let go
     }
 
+    /**
+     * Whether statements run on the caller's thread (embedded H2), which may swallow an interrupt that arrives
+     * inside them: a waiting acquisition then runs wholly on a worker.
+     */
+    boolean runsOnCallerThread() {
+        return false;
+    }
+
+    /**
+     * Whether a database lock outlives the statement that took it (advisory and user locks do): a wait that
+     * was cancelled or failed may have taken it in the same instant, so it must be let go explicitly.
+     */
+    boolean lockOutlivesStatement() {
+        return true;
+    }
+
+    /** Ends the holder's session and marks the row as released by an administrator, in the order the lock needs. */
+    void forceOut(Connection c, LockKey k, Holder h) throws SQLException {
+        markReleasedBy(c, k, h.owner());
+        kill(c, h.session());
+    }
+
     /** One attempt without waiting; the token if the lock was taken, else -1. */
     abstract long tryLock(Connection c, LockKey k, String owner) throws SQLException;
 
