@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
 public abstract sealed class JdbcLockBackend implements LockBackend permits LeaseBackend, SessionBackend {
     private static final Logger log = LoggerFactory.getLogger(JdbcLockBackend.class);
 
-    final Connections connections;
+    final JdbcConnections connections;
     final Dialect dialect;
     final String table;
     final String namespace;
@@ -44,7 +44,7 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
         this.dialect = dialect;
         this.table = b.table;
         this.namespace = b.namespace;
-        this.connections = new Connections(b.dataSource, b.description != null ? b.description
+        this.connections = new JdbcConnections(b.dataSource, b.description != null ? b.description
                 : dialect.displayName() + " DataSource (" + b.mode.name().toLowerCase(java.util.Locale.ROOT) + ", table " + b.table + ")",
                 b.secret, b.mode == JdbcMode.SESSION, dialect == Dialect.POSTGRESQL);
         this.ownedPool = b.ownedPool;
@@ -97,7 +97,7 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
             if (!c.getAutoCommit()) {
                 c.setAutoCommit(true);
             }
-            new LeaseTable(table, dialect).createTable(c);
+            new LeaseStatements(table, dialect).createTable(c);
         } catch (SQLException e) {
             throw connections.unavailable("create the lock table " + table + " for", null, e);
         } finally {
@@ -215,7 +215,7 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
             try (Connection c = dataSource.getConnection()) {
                 return Dialect.fromProductName(c.getMetaData().getDatabaseProductName());
             } catch (SQLException e) {
-                throw new Connections(dataSource, description != null ? description : "JDBC DataSource", secret)
+                throw new JdbcConnections(dataSource, description != null ? description : "JDBC DataSource", secret)
                         .unavailable("detect the database dialect for", null, e);
             }
         }

@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /*
  * Lease mode: one row per name, every operation one statement on a connection borrowed for just that
- * statement (see LeaseTable for the SQL). Holds no per-lock state, so any thread may call anything.
+ * statement (see LeaseStatements for the SQL). Holds no per-lock state, so any thread may call anything.
  *
- * Waiting. PostgreSQL waits here, in acquire(request, maxWait), woken by LISTEN/NOTIFY (PgWakeups): a busy
+ * Waiting. PostgreSQL waits here, in acquire(request, maxWait), woken by LISTEN/NOTIFY (PgWaiting): a busy
  * attempt queues this client's listener pid in the row, and a release notifies only the first live pid of
  * that queue, so one release wakes one waiting client (the core already sends one contender per name per
  * client). Between notifications a waiter looks again only when the holder's lease ends or, as a safety net
@@ -37,15 +37,15 @@ final class LeaseBackend extends JdbcLockBackend {
     /** How often a PostgreSQL waiter looks while this client has no listening connection. */
     static final Duration NO_LISTENER_POLL = Duration.ofMillis(200);
 
-    private final LeaseTable sql;
-    private final PgWakeups wakeups;
+    private final LeaseStatements sql;
+    private final PgWaiting wakeups;
     private final ThreadLocal<long[]> attemptSnapshot = ThreadLocal.withInitial(() -> new long[1]);
 
     LeaseBackend(Builder b, Dialect dialect) {
         super(b, dialect);
-        this.sql = new LeaseTable(table, dialect);
+        this.sql = new LeaseStatements(table, dialect);
         this.wakeups = dialect == Dialect.POSTGRESQL
-                ? new PgWakeups(connections, table.toLowerCase(java.util.Locale.ROOT), this::passOn) : null;
+                ? new PgWaiting(connections, table.toLowerCase(java.util.Locale.ROOT), this::passOn) : null;
     }
 
     @Override
@@ -72,7 +72,7 @@ final class LeaseBackend extends JdbcLockBackend {
         Connection c = null;
         try {
             c = borrow();
-            LeaseTable.Outcome o = sql.acquire(c, k, request.owner(), micros(request.lease()), waiter);
+            LeaseStatements.Outcome o = sql.acquire(c, k, request.owner(), micros(request.lease()), waiter);
             if (o.granted()) {
                 return new Grant(request.name(), request.owner(), o.token(), validUntil(start, request.lease()), null);
             }
@@ -110,7 +110,7 @@ final class LeaseBackend extends JdbcLockBackend {
         String key = namespace + "/" + request.name();
         int queuedAs = 0; // the listener pid this waiter is queued under in the row, 0 if none
         boolean granted = false;
-        try (PgWakeups.Waiter waiter = wakeups.register(key)) {
+        try (PgWaiting.Waiter waiter = wakeups.register(key)) {
             try {
                 for (;;) {
                     long since = wakeups.snapshot();

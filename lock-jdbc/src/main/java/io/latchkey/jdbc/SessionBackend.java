@@ -10,34 +10,23 @@ import io.latchkey.spi.Grant;
 import io.latchkey.spi.RenewResult;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /*
- * Session mode: a grant is a database lock held by one pinned pooled connection (see SessionTable).
+ * Session mode: a grant is a database lock held by one pinned pooled connection (the SQL per dialect is in
+ * SessionStatements and its subclasses).
  *
  * Concurrency design.
  * - Each grant owns its connection (SessionHold), used only under the hold's lock.
- * - Waiting happens in the database: after a failed try, the blocking statement runs on a thread of a
- *   cached pool while the caller waits on its Future, so the caller stays interruptible and keeps its
- *   deadline; on interruption or deadline the statement is cancelled (Statement.cancel: a cancel request,
- *   KILL QUERY, or H2's cancel flag), and a lock that was granted in that instant is given back.
+ * - Waiting happens in the database (SessionWaiting): after a failed try, the blocking statement runs on a
+ *   worker while the caller waits on its Future, so the caller stays interruptible and keeps its deadline;
+ *   on interruption or deadline the statement is cancelled, and a lock granted in that instant is given back.
  * - renew() is the watchdog's liveness probe: one cheap statement on the pinned connection that confirms
  *   the database still holds the lock. A dead connection is reported as SESSION_LOST, or RELEASED_BY_ADMIN
  *   when forceRelease marked the row for this owner.
@@ -45,21 +34,15 @@ import org.slf4j.LoggerFactory;
  * - `holds` lets close() (a crash, for the TCK) end every session at once.
  */
 final class SessionBackend extends JdbcLockBackend {
-    private static final Logger log = LoggerFactory.getLogger(SessionBackend.class);
-    private static final AtomicInteger THREADS = new AtomicInteger();
 
-    private final SessionTable sql;
-    private final ExecutorService waiters;
+    private final SessionStatements sql;
+    private final SessionWaiting waiting;
     private final Set<SessionHold> holds = ConcurrentHashMap.newKeySet();
 
     SessionBackend(Builder b, Dialect dialect) {
         super(b, dialect);
-        this.sql = new SessionTable(table, dialect);
-        this.waiters = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "latchkey-jdbc-wait-" + THREADS.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.sql = SessionStatements.of(table, dialect);
+        this.waiting = new SessionWaiting(sql, description());
     }
 
     @Override
@@ -84,38 +67,11 @@ final class SessionBackend extends JdbcLockBackend {
 
     @Override
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
-        if (dialect == Dialect.H2 && !maxWait.isZero()) {
-            return acquireOffThread(request, maxWait);
+        if (sql.runsOnCallerThread() && !maxWait.isZero()) {
+            // embedded H2 runs statements on the caller's thread and may swallow an interrupt inside them
+            return waiting.offThread(cancelled -> attempt(request, maxWait, cancelled), this::release);
         }
         return attempt(request, maxWait, new AtomicBoolean());
-    }
-
-    /**
-     * Embedded H2 runs statements on the caller's thread and may swallow an interrupt that arrives inside
-     * it; so a waiting H2 acquisition runs wholly on a worker and the caller only waits on the Future.
-     */
-    private AcquireResult acquireOffThread(AcquireRequest request, Duration maxWait) throws InterruptedException {
-        AtomicBoolean cancelled = new AtomicBoolean();
-        Future<AcquireResult> f = waiters.submit(() -> attempt(request, maxWait, cancelled));
-        try {
-            return f.get();
-        } catch (InterruptedException e) {
-            cancelled.set(true);
-            try {
-                AcquireResult late = getUninterruptibly(f);
-                if (late instanceof Grant g) {
-                    release(g);
-                }
-            } catch (ExecutionException ignored) {
-                // nothing was acquired
-            }
-            throw e;
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(e.getCause());
-        }
     }
 
     private AcquireResult attempt(AcquireRequest request, Duration maxWait, AtomicBoolean cancelled) throws InterruptedException {
@@ -134,8 +90,9 @@ final class SessionBackend extends JdbcLockBackend {
                     return other;
                 }
                 waited = true;
-                token = waitInDatabase(c, k, request, maxWait, cancelled);
-                if (token == HANDED_OFF) {
+                token = waiting.inDatabase(c, k, request.owner(), maxWait, cancelled, sql.runsOnCallerThread(),
+                        abandoned -> putBackAfterWait(abandoned, k, request.owner()));
+                if (token == SessionWaiting.HANDED_OFF) {
                     c = null; // the waiting thread returns it
                 }
                 if (Thread.interrupted()) {
@@ -168,7 +125,7 @@ final class SessionBackend extends JdbcLockBackend {
      * discard the connection if that cannot be checked.
      */
     private void putBackAfterWait(Connection c, LockKey k, String owner) {
-        if (dialect != Dialect.H2) {
+        if (sql.lockOutlivesStatement()) {
             try {
                 if (sql.stillHeld(c, k, owner) && !sql.unlock(c, k)) {
                     connections.discard(c);
@@ -184,7 +141,7 @@ final class SessionBackend extends JdbcLockBackend {
 
     /** Busy with the holder, or this owner's own grant when a retried request finds it (held on another session). */
     private AcquireResult holderOrMine(AcquireRequest request, LockKey k, long start) throws SQLException {
-        Optional<SessionTable.Holder> h = withConnection(c -> sql.holder(c, k));
+        Optional<SessionStatements.Holder> h = withConnection(c -> sql.holder(c, k));
         if (h.isEmpty()) {
             return Busy.UNKNOWN;
         }
@@ -193,105 +150,6 @@ final class SessionBackend extends JdbcLockBackend {
                     SessionHold.adopted(k, h.get().session()));
         }
         return new Busy(h.get().owner(), h.get().token(), null);
-    }
-
-    /** waitInDatabase's answer when the caller gave up and left the connection to the waiting thread. */
-    private static final long HANDED_OFF = Long.MIN_VALUE;
-
-    /**
-     * Waits in the database on a worker thread. On deadline or interruption the caller cancels the statement
-     * and leaves at once: the connection then belongs to the worker, which gives back any lock it got in
-     * the same instant and returns the connection itself ({@link #HANDED_OFF}; the interrupt is re-asserted).
-     */
-    private long waitInDatabase(Connection c, LockKey k, AcquireRequest request, Duration maxWait, AtomicBoolean cancelled)
-            throws SQLException {
-        long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(maxWait.toNanos(), TimeUnit.DAYS.toNanos(1))));
-        AtomicReference<Statement> running = new AtomicReference<>();
-        if (dialect == Dialect.H2) {
-            return sql.waitLock(c, k, request.owner(), waitMillis, running, cancelled); // already on a worker
-        }
-        AtomicInteger state = new AtomicInteger(); // 0 waiting, 1 finished (result to the caller), 2 abandoned
-        Future<Long> f = waiters.submit(() -> {
-            long token = -1;
-            try {
-                token = sql.waitLock(c, k, request.owner(), waitMillis, running, cancelled);
-                return token;
-            } finally {
-                if (!state.compareAndSet(0, 1)) {
-                    putBackAfterWait(c, k, request.owner()); // the caller left: clean up here
-                }
-            }
-        });
-        boolean interrupted = false;
-        try {
-            return f.get(maxWait.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            // give up below
-        } catch (InterruptedException e) {
-            interrupted = true;
-        } catch (ExecutionException e) {
-            throw asSql(e.getCause());
-        }
-        cancelled.set(true);
-        cancel(running);
-        if (state.compareAndSet(0, 2)) {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            return HANDED_OFF;
-        }
-        long token; // the worker finished in the meantime: its result is ours
-        try {
-            token = getUninterruptibly(f);
-        } catch (ExecutionException e) {
-            token = -1;
-        }
-        if (interrupted) {
-            if (token > 0) {
-                sql.unlock(c, k);
-            }
-            Thread.currentThread().interrupt();
-            return -1;
-        }
-        return token;
-    }
-
-    private static <T> T getUninterruptibly(Future<T> f) throws ExecutionException {
-        boolean interrupted = false;
-        try {
-            for (;;) {
-                try {
-                    return f.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private void cancel(AtomicReference<Statement> running) {
-        Statement s = running.get();
-        if (s != null) {
-            try {
-                s.cancel();
-            } catch (SQLException | RuntimeException e) {
-                log.debug("cancelling a lock wait on {} failed", description(), e);
-            }
-        }
-    }
-
-    private static SQLException asSql(Throwable t) {
-        if (t instanceof SQLException e) {
-            return e;
-        }
-        if (t instanceof RuntimeException e) {
-            throw e;
-        }
-        return new SQLException(String.valueOf(t), t);
     }
 
     @Override
@@ -338,7 +196,7 @@ final class SessionBackend extends JdbcLockBackend {
     private boolean adoptedStillHeld(Grant grant) {
         SessionHold hold = (SessionHold) grant.state();
         try {
-            Optional<SessionTable.Holder> h = withConnection(c -> sql.holder(c, hold.key));
+            Optional<SessionStatements.Holder> h = withConnection(c -> sql.holder(c, hold.key));
             return h.isPresent() && grant.owner().equals(h.get().owner()) && h.get().token() == grant.fencingToken()
                     && h.get().session() == hold.adoptedSession;
         } catch (SQLException e) {
@@ -440,17 +298,11 @@ final class SessionBackend extends JdbcLockBackend {
         LockKey k = key(name);
         try {
             return withConnection(c -> {
-                Optional<SessionTable.Holder> h = sql.holder(c, k);
+                Optional<SessionStatements.Holder> h = sql.holder(c, k);
                 if (h.isEmpty()) {
                     return false;
                 }
-                if (dialect == Dialect.H2) {
-                    sql.kill(c, h.get().session()); // the row is locked by the holder until its session ends
-                    sql.markReleasedBy(c, k, h.get().owner());
-                } else {
-                    sql.markReleasedBy(c, k, h.get().owner());
-                    sql.kill(c, h.get().session());
-                }
+                sql.forceOut(c, k, h.get());
                 return true;
             });
         } catch (SQLException e) {
@@ -505,7 +357,7 @@ final class SessionBackend extends JdbcLockBackend {
             connections.discard(h.connection);
             holds.remove(h);
         }
-        waiters.shutdownNow();
+        waiting.close();
         super.close();
     }
 }

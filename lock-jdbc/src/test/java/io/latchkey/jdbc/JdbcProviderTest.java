@@ -47,9 +47,25 @@ class JdbcProviderTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tabel").hasMessageContaining("table")
                 .hasMessageContaining("poolSize");
         assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("mode", "lazy"))).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'lease' or 'session'");
+                .hasMessageContaining("JDBC setting mode must be one of lease, session, was 'lazy'");
         assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("poolSize", "0"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("createTable", "yes"))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void connectTimeoutIsADurationOfTheOneGrammar() {
+        // a bare number is rejected (its unit would be a guess); the message names the key
+        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("connectTimeout", "5000"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("connectTimeout").hasMessageContaining("5000");
+        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("connectTimeout", "11m"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("JDBC setting connectTimeout must be a duration between 1ms and 10m");
+        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("connectTimeout", "0s"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("connectTimeout");
+        for (String ok : new String[] {"250ms", "1.5s", "1m30s", "PT2S"}) {
+            try (LockClient c = Latchkey.connect(H2, Map.of("connectTimeout", ok))) {
+                assertThat(c.backend()).as(ok).contains("jdbc:h2:mem:latchkey-provider");
+            }
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.spi.DaemonThreads;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
  *
  * Who is woken. The listening connection LISTENs on a channel of its own, "latchkey_w<pid>" (pid = its
  * server process id). A waiter that finds the lock busy appends that pid to the lock row's `waiting` queue
- * in the same statement (LeaseTable); a release sends ONE pg_notify, to the first pid in the queue whose
+ * in the same statement (LeaseStatements); a release sends ONE pg_notify, to the first pid in the queue whose
  * session is still alive, with the payload "namespace/name". So one release wakes one waiting client, and a
  * release with nobody queued sends nothing: uncontended locks cost the listeners nothing.
  *
@@ -37,12 +38,12 @@ import org.slf4j.LoggerFactory;
  * wake-up passed on to the next pid (`passOn`), so a stale entry never strands the other waiters.
  * If the listening connection fails it is replaced with backoff; waiters meanwhile poll (LeaseBackend).
  */
-final class PgWakeups implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(PgWakeups.class);
+final class PgWaiting implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PgWaiting.class);
     private static final int POLL_MILLIS = 500;
     private static final int PRUNE_ABOVE = 4096;
 
-    private final Connections connections;
+    private final JdbcConnections connections;
     private final BiConsumer<String, Integer> passOn;
     private final AtomicLong sequence = new AtomicLong();
     private final ConcurrentHashMap<String, Long> lastNotified = new ConcurrentHashMap<>();
@@ -93,12 +94,10 @@ final class PgWakeups implements AutoCloseable {
      * @param passOn runs the leave statement for (key, pid): a notification reached this client for a key
      *               it no longer waits for
      */
-    PgWakeups(Connections connections, String name, BiConsumer<String, Integer> passOn) {
+    PgWaiting(JdbcConnections connections, String name, BiConsumer<String, Integer> passOn) {
         this.connections = connections;
         this.passOn = passOn;
-        this.thread = new Thread(this::run, "latchkey-jdbc-listen-" + name);
-        this.thread.setDaemon(true);
-        this.thread.start();
+        this.thread = DaemonThreads.start("latchkey-jdbc-listen-" + name, this::run);
     }
 
     /** The channel a listening session with this pid LISTENs on (and a release notifies). */

@@ -21,7 +21,7 @@ import java.util.Optional;
  * - release keeps the row and its counter, so tokens never go back.
  * Stateless apart from SQL text; safe to share between threads.
  */
-final class LeaseTable extends SqlTable {
+final class LeaseStatements extends SqlTable {
     /** What an acquire statement found. */
     record Outcome(boolean granted, long token, String holder, long holderToken, long remainingMicros) {
         static final Outcome BUSY_UNKNOWN = new Outcome(false, -1, null, -1, -1);
@@ -46,7 +46,7 @@ final class LeaseTable extends SqlTable {
                 + " WHERE EXISTS (SELECT 1 FROM pg_stat_get_activity(q.w)) ORDER BY q.i)";
     }
 
-    LeaseTable(String table, Dialect dialect) {
+    LeaseStatements(String table, Dialect dialect) {
         super(table, dialect);
         String now;
         String plusLease;

@@ -1,0 +1,263 @@
+package io.latchkey.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.spi.DaemonThreads;
+import io.latchkey.spi.Redaction;
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Where connections come from and how failures are reported: opening the pool of a URL (openPool; the
+ * backend closes a pool it owns with the client), borrowing from the DataSource, discarding a
+ * connection that may still hold a database lock (evicted from HikariCP, aborted otherwise, never handed
+ * back to a pool where another borrower would inherit the lock), and turning SQLExceptions into
+ * BackendUnavailableExceptions whose messages name the lock and the backend and never carry the password.
+ * Immutable; safe to share.
+ */
+final class JdbcConnections {
+    private static final Logger log = LoggerFactory.getLogger(JdbcConnections.class);
+    private static final Executor DIRECT = Runnable::run;
+    private static final AtomicInteger POOLS = new AtomicInteger();
+
+    final DataSource dataSource;
+    final String description;
+    private final String secret;
+
+    private final boolean sessionMode;
+    private final boolean dialectIsPostgres;
+
+    /**
+     * Opens the HikariCP pool of a {@code jdbc:} URL (closed with the client that owns it): the pool's and the
+     * driver's timeouts from {@code connectTimeout}, and one first connection that reports a failure as soon as
+     * the driver gives up ({@link #probe}). A failure is one line ({@link OpenFailures}), never with the password.
+     */
+    static HikariDataSource openPool(String url, Drivers driver, JdbcSettings settings, Map<String, String> settingsMap,
+                                     String description) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(driver.url());
+        if (driver.driverClass() != null) {
+            config.setDriverClassName(driver.driverClass());
+        }
+        if (settings.user() != null) {
+            config.setUsername(settings.user());
+        }
+        if (settings.password() != null) {
+            config.setPassword(settings.password());
+        }
+        config.setMaximumPoolSize(settings.poolSize());
+        config.setMinimumIdle(Math.min(2, settings.poolSize()));
+        // how long a borrower waits for a connection (a new one, or a free one when all are in use)
+        config.setConnectionTimeout(Math.max(250, settings.connectTimeout().toMillis()));
+        config.setInitializationFailTimeout(1); // one attempt at start: its driver timeouts bound it
+        config.setPoolName("latchkey-jdbc-" + POOLS.incrementAndGet());
+        config.setAutoCommit(true);
+        driverTimeouts(config, driver, settings.connectTimeout(), url.toLowerCase(Locale.ROOT));
+        long start = System.nanoTime();
+        try {
+            probe(driver, config, settings.connectTimeout());
+            HikariDataSource pool = new HikariDataSource(config);
+            log.debug("opened the pool of {} in {} ms", description, (System.nanoTime() - start) / 1_000_000);
+            return pool;
+        } catch (SQLException | RuntimeException e) {
+            throw OpenFailures.of(url, settingsMap, settings.connectTimeout(), description, e);
+        }
+    }
+
+    /**
+     * The connect timeout for the driver: pgjdbc takes whole seconds (connectTimeout for the TCP connect,
+     * loginTimeout for the whole login, which a server that accepts and never answers would otherwise stretch
+     * to the socket timeout); MariaDB and MySQL Connector/J take milliseconds (connectTimeout; the MariaDB
+     * driver also reads the handshake under it). A value the URL sets itself is left to the URL. Pools get a
+     * socketTimeout of 30 s unless the URL sets one, so a statement to a frozen server fails instead of hanging.
+     */
+    private static void driverTimeouts(HikariConfig config, Drivers driver, Duration connectTimeout, String lowerUrl) {
+        String seconds = Long.toString(Math.max(1, (connectTimeout.toMillis() + 999) / 1000));
+        String millis = Long.toString(Math.max(1, connectTimeout.toMillis()));
+        if (Drivers.POSTGRESQL.equals(driver.driverClass())) {
+            putUnlessInUrl(config, lowerUrl, "connectTimeout", seconds);
+            putUnlessInUrl(config, lowerUrl, "loginTimeout", seconds);
+            putUnlessInUrl(config, lowerUrl, "socketTimeout", "30");
+        } else if (Drivers.MARIADB.equals(driver.driverClass()) || Drivers.MYSQL.equals(driver.driverClass())) {
+            putUnlessInUrl(config, lowerUrl, "connectTimeout", millis);
+            putUnlessInUrl(config, lowerUrl, "socketTimeout", "30000");
+        }
+    }
+
+    /**
+     * One connection made directly through the driver before the pool, so that its failure is reported as
+     * soon as the driver gives up (HikariCP's own first attempt sleeps a second after a failure before it
+     * reports), and never later than the connect timeout: a driver that does not bound its login by its
+     * connect timeout (MySQL Connector/J reads the greeting under its socket timeout) is left behind on a
+     * daemon thread, which closes the connection should it still come. Embedded H2 has nothing to reach.
+     */
+    private static void probe(Drivers driver, HikariConfig config, Duration timeout) throws SQLException {
+        if (driver.driverClass() == null || Drivers.H2.equals(driver.driverClass())) {
+            return;
+        }
+        Driver d = driver.load();
+        Properties props = new Properties();
+        props.putAll(config.getDataSourceProperties());
+        if (config.getUsername() != null) {
+            props.setProperty("user", config.getUsername());
+        }
+        if (config.getPassword() != null) {
+            props.setProperty("password", config.getPassword());
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        DaemonThreads.start("latchkey-jdbc-connect", () -> {
+            try (Connection c = d.connect(driver.url(), props)) {
+                if (c == null) {
+                    throw new SQLException("driver " + driver.driverClass() + " does not accept " + Redaction.redact(driver.url()), "08001");
+                }
+                done.complete(null);
+            } catch (Throwable e) {
+                done.completeExceptionally(e);
+            }
+        });
+        try {
+            // a little grace, so that the driver's own timeout, with its better reason, usually comes first
+            done.get(timeout.toMillis() + 200, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new SQLTimeoutException("no answer from the server (the driver was still connecting)", "08001");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SQLException("interrupted while connecting", "08001", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SQLException sql) {
+                throw sql;
+            }
+            throw new SQLException(String.valueOf(e.getCause().getMessage()), "08001", e.getCause());
+        }
+    }
+
+    private static void putUnlessInUrl(HikariConfig config, String lowerUrl, String property, String value) {
+        if (!lowerUrl.contains(property.toLowerCase(Locale.ROOT) + "=")) {
+            config.addDataSourceProperty(property, value);
+        }
+    }
+
+    JdbcConnections(DataSource dataSource, String description, String secret) {
+        this(dataSource, description, secret, false, false);
+    }
+
+    JdbcConnections(DataSource dataSource, String description, String secret, boolean sessionMode, boolean postgres) {
+        this.dataSource = dataSource;
+        this.description = description;
+        this.secret = secret == null || secret.isEmpty() ? null : secret;
+        this.sessionMode = sessionMode;
+        this.dialectIsPostgres = postgres;
+    }
+
+    Connection borrow() throws SQLException {
+        return dataSource.getConnection();
+    }
+
+    /** Closes a connection that is known to be clean (holds no lock): back to the pool. */
+    void giveBack(Connection c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (SQLException e) {
+            log.debug("returning a connection to the pool of {} failed", description, e);
+        }
+    }
+
+    /** Closes the physical connection, so that the server frees whatever it held. */
+    void discard(Connection c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            if (dataSource instanceof HikariDataSource hikari) {
+                hikari.evictConnection(c);
+                return;
+            }
+            c.abort(DIRECT);
+        } catch (SQLException | RuntimeException e) {
+            log.debug("discarding a connection of {} failed", description, e);
+        }
+        try {
+            c.close();
+        } catch (SQLException e) {
+            log.debug("closing a discarded connection of {} failed", description, e);
+        }
+    }
+
+    BackendUnavailableException unavailable(String what, String lockName, SQLException e) {
+        String exhausted = exhausted(e);
+        String msg = "Could not " + what + (lockName == null ? "" : " lock '" + lockName + "'") + " on " + description
+                + ": " + (exhausted != null ? exhausted : clean(e.getMessage()) + " (SQLState " + e.getSQLState() + ")");
+        return new BackendUnavailableException(msg, lockName, description, scrub(e));
+    }
+
+    /**
+     * What to say when a borrow timed out because every connection of a HikariCP pool was in use: how big the
+     * pool is and what to raise. Session mode pins a connection per held lock, so this is how a pool that is
+     * too small for the locks held at once shows. Null for any other failure.
+     */
+    private String exhausted(SQLException e) {
+        if (!(e instanceof SQLTransientConnectionException) || !(dataSource instanceof HikariDataSource hikari)) {
+            return null;
+        }
+        HikariPoolMXBean pool = hikari.getHikariPoolMXBean();
+        int max = hikari.getMaximumPoolSize();
+        if (pool == null || pool.getActiveConnections() < max) {
+            return null;
+        }
+        String why = sessionMode
+                ? "session mode holds one connection per held lock and one per waiting acquisition"
+                : "lease mode borrows one per statement" + (dialectIsPostgres
+                        ? ", plus one for LISTEN" : "");
+        return "pool size " + max + " exhausted (" + pool.getActiveConnections() + " in use, "
+                + pool.getThreadsAwaitingConnection() + " more waiting for one); " + why
+                + ": raise the poolSize setting (maximumPoolSize of a DataSource you pass)";
+    }
+
+    String clean(String text) {
+        if (text == null) {
+            return "no message";
+        }
+        String s = Redaction.redact(text);
+        return secret == null ? s : s.replace(secret, "***");
+    }
+
+    /** The exception chain with messages cleaned of the password (drivers may quote the URL). */
+    SQLException scrub(SQLException e) {
+        if (secret == null || !containsSecret(e)) {
+            return e;
+        }
+        SQLException copy = new SQLException(clean(e.getMessage()), e.getSQLState(), e.getErrorCode());
+        copy.setStackTrace(e.getStackTrace());
+        return copy;
+    }
+
+    private boolean containsSecret(Throwable t) {
+        for (Throwable x = t; x != null; x = x.getCause() == x ? null : x.getCause()) {
+            if (x.getMessage() != null && x.getMessage().contains(secret)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
