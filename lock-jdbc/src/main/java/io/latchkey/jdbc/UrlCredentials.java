@@ -79,6 +79,13 @@ record UrlCredentials(String url, String user, String password) {
         return new UrlCredentials(rest.toString(), user, password);
     }
 
+    /** Never the password: a record's own toString would print it. */
+    @Override
+    public String toString() {
+        return "UrlCredentials[url=" + io.latchkey.spi.Redaction.redact(url) + ", user=" + user + ", password="
+                + (password == null ? "none" : io.latchkey.spi.Redaction.MASK) + "]";
+    }
+
     private static String decode(String s) {
         try {
             return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);

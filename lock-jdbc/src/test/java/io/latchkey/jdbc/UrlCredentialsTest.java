@@ -26,5 +26,8 @@ class UrlCredentialsTest {
         assertThat(c.url()).isEqualTo(stripped);
         assertThat(c.user()).isEqualTo(user);
         assertThat(c.password()).isEqualTo(password);
+        if (password != null) {
+            assertThat(c.toString()).doesNotContain(password);
+        }
     }
 }
