@@ -26,7 +26,7 @@ class UrlCredentialsTest {
         assertThat(c.url()).isEqualTo(stripped);
         assertThat(c.user()).isEqualTo(user);
         assertThat(c.password()).isEqualTo(password);
-        if (password != null) {
+        if (password != null && password.length() > 1) { // a one-letter password appears in any text
             assertThat(c.toString()).doesNotContain(password);
         }
     }
