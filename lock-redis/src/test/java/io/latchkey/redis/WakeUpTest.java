@@ -108,8 +108,8 @@ class WakeUpTest {
         String name = uniqueName("lost");
         try (LockClient holder = Latchkey.connect(RedisServers.uri(server));
              LockClient waiter = Latchkey.connect(RedisServers.uri(server))) {
-            holder.lock(name, LockOptions.builder().lease(Duration.ofSeconds(30)).autoRenew(false).build())
-                    .tryAcquire().orElseThrow();
+            LockHandle unused = holder.lock(name, LockOptions.builder().lease(Duration.ofSeconds(30)).autoRenew(false).build())
+                    .tryAcquire().orElseThrow(); // freed below behind the client's back
             CompletableFuture<LockHandle> got = waiter.lock(name, LockOptions.builder()
                     .retry(RetryStrategy.fixed(Duration.ofMillis(300))).build()).acquireAsync(Duration.ofSeconds(20));
             Awaitility.await().pollDelay(Duration.ofMillis(100)).until(() -> !got.isDone());
