@@ -7,6 +7,7 @@ import io.latchkey.Reentrancy;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
+import io.latchkey.spi.Deadlines;
 import io.latchkey.spi.Grant;
 import java.time.Duration;
 import java.util.Iterator;
@@ -47,7 +48,7 @@ final class AcquireLoop {
                 return new CoreHandle(mine);
             }
         }
-        long deadline = HeldLock.saturatedAdd(begin, waitNanos);
+        long deadline = Deadlines.saturatedAdd(begin, waitNanos);
         LocalGates.Gate gate = c.gates.use(name);
         boolean entered = false;
         boolean granted = false;
