@@ -7,11 +7,13 @@ import io.latchkey.spi.Grant;
 import io.latchkey.spi.TimeSource;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.NullMarked;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +39,7 @@ import org.slf4j.LoggerFactory;
  *   is for display only. acquiredAt and validUntil are computed when asked for; LockLoss.at is read through
  *   WallClock, which cannot fail.
  */
+@NullMarked
 final class HeldLock {
     private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
 
@@ -116,12 +119,13 @@ final class HeldLock {
     /** When this grant was made, on the wall clock: computed on first request (display only), then fixed. */
     Instant acquiredAt() {
         Instant a = acquiredAt.get();
-        if (a == null) {
-            Instant now = time.now();
-            acquiredAt.compareAndSet(null, now.minusNanos(time.nanoTime() - grantedNanos));
-            a = acquiredAt.get();
+        if (a != null) {
+            return a;
         }
-        return a;
+        Instant now = time.now();
+        Instant computed = now.minusNanos(time.nanoTime() - grantedNanos);
+        // the first to compute it wins; the loser shows the winner's value
+        return acquiredAt.compareAndSet(null, computed) ? computed : Objects.requireNonNull(acquiredAt.get());
     }
 
     /** Until when the grant is valid, on the wall clock (display only; validity itself is monotonic). */

@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.NullMarked;
 import org.jspecify.annotations.Nullable;
 
 /*
@@ -16,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  * the future before `loss` is read, so one of the two sides always completes it: the asker (here, on its own
  * thread) or markLost (off the timer thread, through the client).
  */
+@NullMarked
 final class LossSignal {
     private static final VarHandle FUTURE;
 

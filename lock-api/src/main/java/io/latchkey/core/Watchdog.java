@@ -10,6 +10,7 @@ import io.latchkey.spi.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.NullMarked;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +36,7 @@ import org.slf4j.LoggerFactory;
  *   watchdog can no longer be trusted to keep the grant or to time its end. An Error from a renewal the user
  *   asked for does the same before it reaches the user.
  */
+@NullMarked
 final class Watchdog {
     // HeldLock's logger, as before the watchdog had a class of its own: users' logging configurations name it
     private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
