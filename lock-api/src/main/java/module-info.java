@@ -4,6 +4,8 @@
  */
 module io.latchkey {
     requires org.slf4j;
+    // nullness annotations only: needed to compile against the API, not to run it
+    requires static transitive org.jspecify;
 
     exports io.latchkey;
     exports io.latchkey.spi;

@@ -1,5 +1,7 @@
 package io.latchkey;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Root of Latchkey's unchecked exceptions. Every message names the lock (when there is one) and the
  * backend, and never contains a password.
@@ -7,26 +9,26 @@ package io.latchkey;
 public class LockException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    private final String lockName;
-    private final String backend;
+    private final @Nullable String lockName;
+    private final @Nullable String backend;
 
-    public LockException(String message, String lockName, String backend, Throwable cause) {
+    public LockException(String message, @Nullable String lockName, @Nullable String backend, @Nullable Throwable cause) {
         super(message, cause);
         this.lockName = lockName;
         this.backend = backend;
     }
 
-    public LockException(String message, String lockName, String backend) {
+    public LockException(String message, @Nullable String lockName, @Nullable String backend) {
         this(message, lockName, backend, null);
     }
 
     /** The lock's name, or {@code null} when the failure concerns no single lock. */
-    public String lockName() {
+    public @Nullable String lockName() {
         return lockName;
     }
 
     /** The backend's description (its URI with any password removed), or {@code null} if unknown. */
-    public String backend() {
+    public @Nullable String backend() {
         return backend;
     }
 }

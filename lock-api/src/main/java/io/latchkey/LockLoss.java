@@ -3,6 +3,7 @@ package io.latchkey;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Why and when a held lock stopped being held, as delivered by {@link LockHandle#lost()}.
@@ -17,7 +18,7 @@ import java.util.Optional;
  *               watchdog, an {@link Error} included, which ends the grant at once as {@code RENEWAL_FAILED}),
  *               else {@code null}
  */
-public record LockLoss(String name, long token, Reason reason, Instant at, String detail, Throwable cause) {
+public record LockLoss(String name, long token, Reason reason, Instant at, String detail, @Nullable Throwable cause) {
 
     /** The cause of a loss. */
     public enum Reason {

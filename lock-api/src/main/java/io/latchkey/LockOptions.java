@@ -2,6 +2,7 @@ package io.latchkey;
 
 import java.time.Duration;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a lock is held and waited for. Immutable; build with {@link #builder()} or adjust with
@@ -28,8 +29,8 @@ public final class LockOptions {
     private final boolean autoRenew;
     private final Duration renewInterval;
     /** The renew interval as the user set it, or null if it is derived from the lease (and must follow it). */
-    private final Duration renewIntervalSet;
-    private final Duration maxHold;
+    private final @Nullable Duration renewIntervalSet;
+    private final @Nullable Duration maxHold;
     private final RetryStrategy retry;
     private final Reentrancy reentrancy;
     private final Fairness fairness;
@@ -98,8 +99,8 @@ public final class LockOptions {
     public static final class Builder {
         private Duration lease = Duration.ofSeconds(30);
         private boolean autoRenew = true;
-        private Duration renewInterval;
-        private Duration maxHold;
+        private @Nullable Duration renewInterval;
+        private @Nullable Duration maxHold;
         private RetryStrategy retry = RetryStrategy.defaultStrategy();
         private Reentrancy reentrancy = Reentrancy.NONE;
         private Fairness fairness = Fairness.PREFERRED;
@@ -128,13 +129,13 @@ public final class LockOptions {
          * How often auto-renewal runs: positive and shorter than the lease (checked by {@link #build()});
          * {@code null} for the default, lease/3, which then follows the lease.
          */
-        public Builder renewInterval(Duration renewInterval) {
+        public Builder renewInterval(@Nullable Duration renewInterval) {
             this.renewInterval = renewInterval == null ? null : Durations.requireLease(renewInterval, "renewInterval");
             return this;
         }
 
         /** Cap on the total hold time, renewals included: positive, at most 365 days; {@code null} for none. */
-        public Builder maxHold(Duration maxHold) {
+        public Builder maxHold(@Nullable Duration maxHold) {
             this.maxHold = maxHold == null ? null : Durations.requireLease(maxHold, "maxHold");
             return this;
         }

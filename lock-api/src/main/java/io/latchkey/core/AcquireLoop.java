@@ -7,6 +7,7 @@ import io.latchkey.Reentrancy;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
+import io.latchkey.spi.Deadlines;
 import io.latchkey.spi.Grant;
 import java.time.Duration;
 import java.util.Iterator;
@@ -47,7 +48,7 @@ final class AcquireLoop {
                 return new CoreHandle(mine);
             }
         }
-        long deadline = HeldLock.saturatedAdd(begin, waitNanos);
+        long deadline = Deadlines.saturatedAdd(begin, waitNanos);
         LocalGates.Gate gate = c.gates.use(name);
         boolean entered = false;
         boolean granted = false;
@@ -57,7 +58,7 @@ final class AcquireLoop {
                     ? !gate.permit.hasQueuedThreads() && gate.permit.tryAcquire()
                     : gate.tryEnter(Math.max(0, deadline - System.nanoTime()));
             if (!entered) {
-                return timedOut(c, name, begin, 0, null, null, gate, true, false, throwOnTimeout);
+                return timedOut(c, name, begin, 0, null, gate, true, false, throwOnTimeout);
             }
             String owner = c.owners.next();
             AcquireRequest request = new AcquireRequest(name, owner, o.lease(), o.fairness());
@@ -102,7 +103,7 @@ final class AcquireLoop {
                     if (lastError != null) {
                         throw unavailable(c, name, begin, attempts, lastError);
                     }
-                    return timedOut(c, name, begin, attempts, lastBusy, null, gate, false, false, throwOnTimeout);
+                    return timedOut(c, name, begin, attempts, lastBusy, gate, false, false, throwOnTimeout);
                 }
                 if (delays == null) {
                     delays = o.retry().delays();
@@ -111,7 +112,7 @@ final class AcquireLoop {
                     if (lastError != null) {
                         throw unavailable(c, name, begin, attempts, lastError);
                     }
-                    return timedOut(c, name, begin, attempts, lastBusy, null, gate, false, true, throwOnTimeout);
+                    return timedOut(c, name, begin, attempts, lastBusy, gate, false, true, throwOnTimeout);
                 }
                 long pause = Math.min(checkedDelay(delays.next()), remaining);
                 if (result != null && lastBusy.retryAfter() != null) {
@@ -167,7 +168,7 @@ final class AcquireLoop {
     }
 
     private static CoreHandle timedOut(CoreLockClient c, String name, long begin, int attempts, Busy busy,
-                                       Throwable cause, LocalGates.Gate gate, boolean localBusy, boolean exhausted,
+                                       LocalGates.Gate gate, boolean localBusy, boolean exhausted,
                                        boolean throwOnTimeout) {
         long waited = System.nanoTime() - begin;
         LockTimeoutException e = new LockTimeoutException(

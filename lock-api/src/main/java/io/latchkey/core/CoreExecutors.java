@@ -1,12 +1,11 @@
 package io.latchkey.core;
 
+import io.latchkey.spi.DaemonThreads;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /*
  * The threads of one client. No thread is created per lock or per acquisition:
@@ -19,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * - `async`: a cached pool for acquireAsync/tryAcquireAsync (which may wait for long) and for completing
  *   lost() futures (whose user callbacks might block); its
  *   threads are reused and idle ones exit after a minute.
- * All threads are daemons so a forgotten client never keeps a JVM alive.
+ * All threads are daemons so a forgotten client never keeps a JVM alive (io.latchkey.spi.DaemonThreads).
  */
 final class CoreExecutors {
     static final int RENEWAL_THREADS = 4;
@@ -29,12 +28,12 @@ final class CoreExecutors {
     final ExecutorService async;
 
     CoreExecutors() {
-        scheduler = new DeadlineTimer(daemon("latchkey-watchdog"));
+        scheduler = new DeadlineTimer(DaemonThreads.factory("latchkey-watchdog"));
         workers = new ThreadPoolExecutor(RENEWAL_THREADS, RENEWAL_THREADS, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), daemon("latchkey-renewal"));
+                new LinkedBlockingQueue<>(), DaemonThreads.factory("latchkey-renewal"));
         workers.allowCoreThreadTimeOut(true);
         async = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                daemon("latchkey-async"));
+                DaemonThreads.factory("latchkey-async"));
     }
 
     void shutdown() {
@@ -43,12 +42,4 @@ final class CoreExecutors {
         async.shutdownNow();
     }
 
-    private static ThreadFactory daemon(String prefix) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
-    }
 }

@@ -52,8 +52,4 @@ final class LocalGates {
     void unuse(Gate gate) {
         gates.computeIfPresent(gate.name, (k, g) -> --g.users == 0 ? null : g);
     }
-
-    int size() {
-        return gates.size();
-    }
 }

@@ -15,6 +15,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code mem:} backend: one client's connection to a {@link MemoryStore}. Several backends on one store
@@ -36,7 +37,7 @@ public final class MemoryBackend implements LockBackend {
             EnumSet.of(Capability.FAIR, Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING);
 
     private final MemoryStore store;
-    private volatile GrantLossSink sink;
+    private volatile @Nullable GrantLossSink sink;
 
     MemoryBackend(MemoryStore store) {
         this.store = store;

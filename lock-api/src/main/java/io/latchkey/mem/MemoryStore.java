@@ -17,11 +17,13 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /*
  * An in-memory lock store shared by every MemoryBackend (client) that uses it, as a server is shared by
@@ -36,7 +38,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class MemoryStore {
     private static final ConcurrentHashMap<String, MemoryStore> NAMED = new ConcurrentHashMap<>();
 
-    private final String name;
+    private final @Nullable String name; // null: a private store
     private final TimeSource time;
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
     private volatile boolean available = true;
@@ -51,7 +53,7 @@ public final class MemoryStore {
         this(null, time);
     }
 
-    private MemoryStore(String name, TimeSource time) {
+    private MemoryStore(@Nullable String name, TimeSource time) {
         if (time == null) {
             throw new IllegalArgumentException("time source must not be null");
         }
@@ -112,7 +114,7 @@ public final class MemoryStore {
         try {
             long now = time.nanoTime();
             if (s.isHeld(now)) {
-                return s.owner.equals(req.owner()) ? s.currentGrant(req.name()) : s.busy(now);
+                return req.owner().equals(s.owner) ? s.currentGrant(req.name()) : s.busy(now);
             }
             if (!s.queue.isEmpty() && req.fairness() != Fairness.NONE) {
                 return Busy.UNKNOWN; // fair order: queued waiters go first
@@ -134,7 +136,7 @@ public final class MemoryStore {
         s.lock.lock();
         try {
             long now = time.nanoTime();
-            if (s.isHeld(now) && s.owner.equals(req.owner())) {
+            if (s.isHeld(now) && req.owner().equals(s.owner)) {
                 return s.currentGrant(req.name());
             }
             if (!s.isHeld(now) && s.queue.isEmpty()) {
@@ -192,7 +194,7 @@ public final class MemoryStore {
         s.lock.lock();
         try {
             long now = time.nanoTime();
-            if (s.isHeld(now) && s.owner.equals(grant.owner()) && s.token == grant.fencingToken()) {
+            if (s.isHeld(now) && grant.owner().equals(s.owner) && s.token == grant.fencingToken()) {
                 s.expiresAt = now + lease.toNanos();
                 return RenewResult.renewed(start + lease.toNanos());
             }
@@ -269,8 +271,8 @@ public final class MemoryStore {
             if (!s.isHeld(time.nanoTime())) {
                 return false;
             }
-            holder = s.grantor;
-            owner = s.owner;
+            holder = Objects.requireNonNull(s.grantor, "a held slot has its grantor");
+            owner = s.heldBy();
             s.forcedOwner = owner;
             s.clear();
         } finally {
@@ -301,7 +303,7 @@ public final class MemoryStore {
         }
     }
 
-    private void checkAvailable(String lockName) {
+    private void checkAvailable(@Nullable String lockName) {
         if (!available) {
             throw new BackendUnavailableException(description() + " is unavailable (simulated outage)"
                     + (lockName == null ? "" : " for lock '" + lockName + "'"), lockName, description(), null);
@@ -325,16 +327,21 @@ public final class MemoryStore {
         final ReentrantLock lock = new ReentrantLock();
         final Condition changed = lock.newCondition();
         final ArrayDeque<Ticket> queue = new ArrayDeque<>(2);
-        String owner;
+        @Nullable String owner;
         long token;
         long lastToken;
         long expiresAt;
         long acquiredNanos; // the wall-clock time is worked out when asked for (display only, see WallClock)
-        MemoryBackend grantor;
-        String forcedOwner;
+        @Nullable MemoryBackend grantor;
+        @Nullable String forcedOwner;
 
         boolean isHeld(long now) {
             return owner != null && now - expiresAt < 0;
+        }
+
+        /** The holder's owner id; called only once isHeld has said so, when it is set. */
+        String heldBy() {
+            return Objects.requireNonNull(owner, "a held slot has its owner");
         }
 
         Grant grant(AcquireRequest req, MemoryBackend by, long start, long now) {
@@ -349,7 +356,7 @@ public final class MemoryStore {
 
         Grant currentGrant(String lockName) {
             // the request's owner already holds it: an earlier attempt whose reply was lost
-            return new Grant(lockName, owner, token, expiresAt, null);
+            return new Grant(lockName, heldBy(), token, expiresAt, null);
         }
 
         Busy busy(long now) {
@@ -370,13 +377,13 @@ public final class MemoryStore {
             }
         }
 
-        LockInfo info(String lockName, long now) {
+        @Nullable LockInfo info(String lockName, long now) {
             if (!isHeld(now)) {
                 return null;
             }
             // a clock that cannot be read leaves the display times out; the answer itself does not need them
             Optional<Instant> wall = WallClock.read(time);
-            return new LockInfo(lockName, owner, token, wall.map(w -> w.minusNanos(now - acquiredNanos)),
+            return new LockInfo(lockName, heldBy(), token, wall.map(w -> w.minusNanos(now - acquiredNanos)),
                     wall.map(w -> w.plusNanos(expiresAt - now)));
         }
     }

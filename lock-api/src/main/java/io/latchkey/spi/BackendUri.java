@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A backend URI taken apart once, for every backend and the CLI:
@@ -43,13 +44,13 @@ public final class BackendUri {
 
     private final String scheme;
     private final List<HostPort> hosts;
-    private final String user;
-    private final String password;
+    private final @Nullable String user;
+    private final @Nullable String password;
     private final String path;
     private final Settings settings;
     private final String redacted;
 
-    private BackendUri(String scheme, List<HostPort> hosts, String user, String password, String path,
+    private BackendUri(String scheme, List<HostPort> hosts, @Nullable String user, @Nullable String password, String path,
             Settings settings, String redacted) {
         this.scheme = scheme;
         this.hosts = hosts;
@@ -100,8 +101,8 @@ public final class BackendUri {
             throw new IllegalArgumentException(backend + " URI '" + redacted + "' has no host; expected for example "
                     + scheme + "://127.0.0.1:" + defaultPort);
         }
-        String user = null;
-        String password = null;
+        @Nullable String user = null;
+        @Nullable String password = null;
         int at = authority.lastIndexOf('@');
         if (at >= 0) {
             String info = authority.substring(0, at);
@@ -206,7 +207,8 @@ public final class BackendUri {
         return at <= start ? s : s.substring(0, start + 2) + Redaction.MASK + s.substring(at);
     }
 
-    private static String credential(String what, String fromUserInfo, String fromSettings, String redacted) {
+    private static @Nullable String credential(String what, @Nullable String fromUserInfo, @Nullable String fromSettings,
+            String redacted) {
         String a = fromUserInfo == null || fromUserInfo.isEmpty() ? null : fromUserInfo;
         String b = fromSettings == null || fromSettings.isEmpty() ? null : fromSettings;
         if (a != null && b != null) {

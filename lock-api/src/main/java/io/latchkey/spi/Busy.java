@@ -1,6 +1,7 @@
 package io.latchkey.spi;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Another owner holds the lock.
@@ -10,7 +11,7 @@ import java.time.Duration;
  * @param retryAfter   how long the holder's grant has left if the store said (a waiter need not poll
  *                     before then), else {@code null}
  */
-public record Busy(String holder, long holderToken, Duration retryAfter) implements AcquireResult {
+public record Busy(@Nullable String holder, long holderToken, @Nullable Duration retryAfter) implements AcquireResult {
     /** Busy, with nothing known about the holder. */
     public static final Busy UNKNOWN = new Busy(null, -1, null);
 }

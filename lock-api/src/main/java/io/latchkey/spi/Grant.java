@@ -1,5 +1,7 @@
 package io.latchkey.spi;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A backend's record of one grant; the core wraps it in a {@link io.latchkey.LockHandle}.
  *
@@ -9,8 +11,8 @@ package io.latchkey.spi;
  * @param validUntilNanos until when the grant is valid, in the backend's {@link TimeSource#nanoTime()},
  *                        counted conservatively from <em>before</em> the granting request was sent
  *                        (lease minus drift); {@link Long#MAX_VALUE} for a grant bound only to a session
- * @param state           backend-private data (a connection, a node path, a key), opaque to the core
+ * @param state           backend-private data (a connection, a node path, a key), opaque to the core; may be null
  */
-public record Grant(String name, String owner, long fencingToken, long validUntilNanos, Object state)
+public record Grant(String name, String owner, long fencingToken, long validUntilNanos, @Nullable Object state)
         implements AcquireResult {
 }

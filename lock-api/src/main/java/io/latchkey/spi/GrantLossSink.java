@@ -1,6 +1,7 @@
 package io.latchkey.spi;
 
 import io.latchkey.LockLoss;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a backend tells the core about losses it learns of by itself (session expiry, a dead connection,
@@ -10,8 +11,8 @@ import io.latchkey.LockLoss;
 public interface GrantLossSink {
 
     /** The grant made to {@code owner} for {@code name} is gone. */
-    void grantLost(String name, String owner, LockLoss.Reason reason, String detail, Throwable cause);
+    void grantLost(String name, String owner, LockLoss.Reason reason, String detail, @Nullable Throwable cause);
 
     /** Every grant this backend instance made is gone (for example the session that bound them expired). */
-    void allLost(LockLoss.Reason reason, String detail, Throwable cause);
+    void allLost(LockLoss.Reason reason, String detail, @Nullable Throwable cause);
 }

@@ -10,6 +10,7 @@ import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Before a backend starts its store's own client: can any server of a {@code host:port[,host:port...]} list be
@@ -25,7 +26,7 @@ public final class Reachability {
     }
 
     /** What the probe found: whether some server accepted a TCP connection, and why the others did not. */
-    public record Result(boolean anyAccepted, String reason) {
+    public record Result(boolean anyAccepted, @Nullable String reason) {
     }
 
     /**

@@ -43,6 +43,7 @@ public final class Redaction {
     }
 
     /** The URI text with every user-info password and every secret parameter replaced by {@code ***}. */
+    @SuppressWarnings("NullAway") // null in, null out, for callers without null checking (as it always was)
     public static String redact(String uri) {
         if (uri == null) {
             return null;
@@ -70,6 +71,7 @@ public final class Redaction {
      * every secret setting removed wherever they appear, literally or percent-encoded, plus the usual URI
      * redaction. Use it on any message that may echo what the caller passed in.
      */
+    @SuppressWarnings("NullAway") // null in, null out, for callers without null checking (as it always was)
     public static String scrub(String text, String uri, Map<String, String> settings) {
         if (text == null) {
             return null;

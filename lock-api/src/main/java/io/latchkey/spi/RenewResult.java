@@ -1,6 +1,7 @@
 package io.latchkey.spi;
 
 import io.latchkey.LockLoss;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The answer to a renewal.
@@ -11,7 +12,7 @@ import io.latchkey.LockLoss;
  *                        infers it (before the grant's validity ran out: {@code RELEASED_BY_ADMIN}; after:
  *                        {@code EXPIRED})
  */
-public record RenewResult(boolean held, long validUntilNanos, LockLoss.Reason reason) {
+public record RenewResult(boolean held, long validUntilNanos, LockLoss.@Nullable Reason reason) {
     private static final RenewResult NOT_HELD = new RenewResult(false, 0, null);
 
     public static RenewResult renewed(long validUntilNanos) {
@@ -22,7 +23,7 @@ public record RenewResult(boolean held, long validUntilNanos, LockLoss.Reason re
         return NOT_HELD;
     }
 
-    public static RenewResult notHeld(LockLoss.Reason reason) {
+    public static RenewResult notHeld(LockLoss.@Nullable Reason reason) {
         return new RenewResult(false, 0, reason);
     }
 }

@@ -29,13 +29,38 @@ class WatchdogTest {
     @Test
     @DisplayName("auto-renewal runs every lease/3")
     void renewsAtAThirdOfTheLease() {
-        try (LockHandle h = client.lock("cadence", LockOptions.builder().lease(Duration.ofMillis(600)).build()).tryAcquire().orElseThrow()) {
-            long start = System.nanoTime();
-            await().atMost(Duration.ofSeconds(5)).until(() -> counting.count("renew") >= 4);
-            long elapsedMs = (System.nanoTime() - start) / 1_000_000;
-            // 4 renewals at 200 ms intervals: about 800 ms; generous bounds, this proves cadence, not speed
-            assertThat(elapsedMs).isBetween(600L, 3000L);
+        // No wall-clock window (a loaded machine stretches any upper bound): orderings that a correct watchdog
+        // keeps under any load. Renewal k+1 is armed at (the core's start of renewal k) + lease/3 on a timer that
+        // never fires early, so the k-th renewal starts no sooner than k * lease/3 after the acquisition began:
+        // a watchdog renewing more often fails at once. And each renewal starts while the grant the previous
+        // one made is still valid: one renewing at the lease or later fails, whatever the load.
+        List<long[]> renewals = new java.util.concurrent.CopyOnWriteArrayList<>(); // {start, validUntil}
+        LockClient timed = Latchkey.client(new io.latchkey.testing.ForwardingBackend(store.newBackend()) {
+            @Override
+            public io.latchkey.spi.RenewResult renew(io.latchkey.spi.Grant g, Duration lease) {
+                long start = System.nanoTime();
+                io.latchkey.spi.RenewResult r = super.renew(g, lease);
+                renewals.add(new long[] {start, r.validUntilNanos()});
+                return r;
+            }
+        });
+        Duration lease = Duration.ofMillis(600);
+        long third = lease.dividedBy(3).toNanos();
+        long begin = System.nanoTime();
+        try (LockHandle h = timed.lock("cadence", LockOptions.builder().lease(lease).build()).tryAcquire().orElseThrow()) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> renewals.size() >= 4);
             assertThat(h.isValid()).isTrue();
+            for (int k = 0; k < renewals.size(); k++) {
+                long[] renewal = renewals.get(k);
+                assertThat(renewal[0] - begin).as("start of renewal %d after the acquisition began, ns", k + 1)
+                        .isGreaterThanOrEqualTo((k + 1) * third);
+                if (k > 0) {
+                    assertThat(renewal[0] - renewals.get(k - 1)[1])
+                            .as("renewal %d starts before the validity of renewal %d ends", k + 1, k).isNegative();
+                }
+            }
+        } finally {
+            timed.close();
         }
     }
 

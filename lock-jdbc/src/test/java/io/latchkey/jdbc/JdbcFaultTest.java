@@ -144,7 +144,8 @@ class JdbcFaultTest {
                     Map.of("mode", mode.name().toLowerCase(), "table", "fault_" + mode.name().toLowerCase()));
             LockClient holder = Latchkey.client(backend);
             try (LockClient other = client(d, mode)) {
-                holder.lock(name, LockOptions.builder().lease(lease).build()).tryAcquire().orElseThrow();
+                // held, never released: the process dies holding it
+                LockHandle unused = holder.lock(name, LockOptions.builder().lease(lease).build()).tryAcquire().orElseThrow();
                 long died = System.nanoTime();
                 backend.close(); // the process dies: its connections close, nothing is released
                 try (LockHandle next = other.lock(name, LockOptions.builder().retry(RetryStrategy.fixed(Duration.ofMillis(20))).build())

@@ -135,8 +135,8 @@ class WakeUpTest {
         try (RespProxy proxy = RespProxy.start(server.endpoint().host(), server.endpoint().port());
              LockClient holder = Latchkey.connect(RedisServers.uri(server));
              LockClient waiter = Latchkey.connect("redis://127.0.0.1:" + proxy.port())) {
-            holder.lock(name, LockOptions.builder().lease(Duration.ofSeconds(30)).autoRenew(false).build())
-                    .tryAcquire().orElseThrow();
+            LockHandle unused = holder.lock(name, LockOptions.builder().lease(Duration.ofSeconds(30)).autoRenew(false).build())
+                    .tryAcquire().orElseThrow(); // freed below behind the client's back
             proxy.resetCount();
             CompletableFuture<LockHandle> got = waiter.lock(name, LockOptions.builder()
                     .retry(RetryStrategy.fixed(Duration.ofMillis(300))).build()).acquireAsync(Duration.ofSeconds(20));

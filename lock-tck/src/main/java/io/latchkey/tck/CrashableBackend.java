@@ -23,9 +23,16 @@ import java.util.Set;
 final class CrashableBackend implements LockBackend {
     private final LockBackend delegate;
     private volatile boolean crashed;
+    // acquisition calls made through this client that the store answered, or that are waiting in the store
+    private final java.util.concurrent.atomic.AtomicInteger answeredOrWaiting = new java.util.concurrent.atomic.AtomicInteger();
 
     CrashableBackend(LockBackend delegate) {
         this.delegate = delegate;
+    }
+
+    /** Whether an acquisition through this client has asked the store (answered, or waiting in it). */
+    boolean hasAskedTheStore() {
+        return answeredOrWaiting.get() > 0;
     }
 
     void crash(TckFaults faults) {
@@ -50,18 +57,24 @@ final class CrashableBackend implements LockBackend {
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
         alive();
-        return delegate.tryAcquire(request);
+        try {
+            return delegate.tryAcquire(request);
+        } finally {
+            answeredOrWaiting.incrementAndGet();
+        }
     }
 
     @Override
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
         alive();
+        answeredOrWaiting.incrementAndGet(); // a native wait may block in here until the release
         return delegate.acquire(request, maxWait);
     }
 
     @Override
     public boolean awaitChange(String name, Duration timeout) throws InterruptedException {
         alive();
+        answeredOrWaiting.incrementAndGet();
         return delegate.awaitChange(name, timeout);
     }
 

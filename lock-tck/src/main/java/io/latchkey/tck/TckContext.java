@@ -4,6 +4,7 @@ import io.latchkey.Capability;
 import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.spi.LockBackend;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -88,6 +89,27 @@ public final class TckContext implements AutoCloseable {
             throw new IllegalArgumentException("not a client of this test: " + client);
         }
         backend.crash(faults);
+    }
+
+    /**
+     * Waits until an acquisition through a client made by {@link #newClient()} has asked the store: answered
+     * (busy) or waiting in it. A rule about waking waiters releases only then, so that the waiter it measures
+     * is really waiting, not about to make its first attempt.
+     */
+    public void awaitAskedTheStore(LockClient client) {
+        CrashableBackend backend;
+        openedLock.lock();
+        try {
+            backend = backends.get(client);
+        } finally {
+            openedLock.unlock();
+        }
+        if (backend == null) {
+            throw new IllegalArgumentException("not a client of this test: " + client);
+        }
+        org.awaitility.Awaitility.await("an acquisition through " + client + " asked the store")
+                .atMost(settings.slack().plusSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(backend::hasAskedTheStore);
     }
 
     /** A lock name unique to this test run: {@code tck-<random>-<test>/<suffix>}. */

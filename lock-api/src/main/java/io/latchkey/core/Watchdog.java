@@ -1,0 +1,338 @@
+package io.latchkey.core;
+
+import io.latchkey.LockLoss;
+import io.latchkey.LockOptions;
+import io.latchkey.spi.Deadlines;
+import io.latchkey.spi.Redaction;
+import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.StoreErrors;
+import io.latchkey.spi.TimeSource;
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.NullMarked;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * The validity of one HeldLock: renewals (the user's and the background ones), the single timer, and the
+ * decision that the grant is lost because its validity ran out or the watchdog itself failed.
+ *
+ * Concurrency design. The fields below are guarded by the HeldLock's `stateLock` (the same lock that guards its
+ * state, so that "still ACTIVE?" and "re-arm the timer" are one step); no I/O runs while it is held. The
+ * watchdog never moves the grant's state itself: it ends a grant only through HeldLock.markLost, which owns
+ * that transition and cancels the timer here.
+ * - At most one timer is pending. It fires at the earlier of "renewal due" and "validity about to run
+ *   out" (validUntil minus a guard). The scheduler thread never does I/O: a due renewal is handed to a
+ *   worker, and the loss deadline stays armed while that renewal is in flight, so a renewal stuck in I/O
+ *   cannot delay the loss report past validUntil.
+ * - validUntilNanos only moves forward (max of concurrent renewals, each counted from its own start); it is
+ *   volatile so that the HeldLock's queries read it without the lock.
+ * - Nothing that goes wrong inside the watchdog may delay the loss signal. A RuntimeException from the
+ *   store's renew is an outage: retried until validity runs out, then RENEWAL_FAILED with it as the cause.
+ *   Any other Throwable in a timer task or a background renewal (an Error from the store call, a TimeSource
+ *   that throws, a bug) ends the grant at once as RENEWAL_FAILED with that Throwable as the cause: the
+ *   watchdog can no longer be trusted to keep the grant or to time its end. An Error from a renewal the user
+ *   asked for does the same before it reaches the user.
+ */
+@NullMarked
+final class Watchdog {
+    // HeldLock's logger, as before the watchdog had a class of its own: users' logging configurations name it
+    private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
+
+    private final HeldLock held;
+    private final CoreLockClient client;
+    private final LockOptions options;
+    private final TimeSource time;
+    private final long startNanos;
+    private final long maxHoldEndNanos;
+    private final long guardNanos;
+
+    private volatile long validUntilNanos;
+
+    // guarded by held.stateLock
+    private DeadlineTimer.@Nullable Timeout timer;
+    private boolean renewalInFlight;
+    private long nextRenewNanos;
+    private @Nullable Throwable lastRenewalFailure;
+    private boolean endsAtMaxHold; // the last renewal was cut to maxHold, or no renewal fits any more
+
+    Watchdog(HeldLock held, long startNanos) {
+        this.held = held;
+        this.client = held.client;
+        this.options = held.options;
+        this.time = client.time;
+        this.startNanos = startNanos;
+        this.validUntilNanos = held.grant.validUntilNanos();
+        this.maxHoldEndNanos = options.maxHold().map(d -> Deadlines.saturatedAdd(startNanos, d.toNanos()))
+                .orElse(Long.MAX_VALUE);
+        long lease = options.lease().toNanos();
+        // report a failed renewal this long before validity ends: a timer thread on a loaded machine runs late
+        this.guardNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(500), Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease / 10));
+    }
+
+    /** Until when the grant is valid (monotonic); Long.MAX_VALUE: bound to a session, no deadline. */
+    long validUntilNanos() {
+        return validUntilNanos;
+    }
+
+    /** Whether the validity has not run out yet (the grant's state aside). */
+    boolean withinValidity() {
+        long v = validUntilNanos;
+        // Long.MAX_VALUE: bound to a session, no deadline (comparing would overflow for a negative nanoTime)
+        return v == Long.MAX_VALUE || time.nanoTime() - v < 0;
+    }
+
+    /** Arms the first timer. Caller holds stateLock. */
+    void start() {
+        nextRenewNanos = nextRenewal(startNanos, validUntilNanos);
+        reschedule();
+    }
+
+    // ---------------------------------------------------------------- renewal
+
+    /** A renewal the user asked for, on the user's thread. */
+    boolean renew(Duration lease) {
+        if (!held.isActive()) {
+            return false;
+        }
+        long start = time.nanoTime();
+        Duration capped = capByMaxHold(lease, start);
+        if (capped == null) {
+            return false; // max hold reached: the loss timer reports EXPIRED
+        }
+        RenewResult result;
+        try {
+            result = client.backend.renew(held.grant, capped);
+        } catch (Error e) {
+            markLostAtOnce("renewal", e);
+            throw e;
+        }
+        return applyRenewal(result, start, false, isCut(capped, lease));
+    }
+
+    /** Runs on a worker: one background renewal; whatever it throws ends the grant at once (see the note on top). */
+    private void renewInBackground() {
+        try {
+            renewOnce();
+        } catch (Throwable e) { // NOPMD: an Error or a broken clock must end the grant, not a worker thread
+            markLostAtOnce("background renewal", e);
+        }
+    }
+
+    private void renewOnce() {
+        long start = time.nanoTime();
+        Duration lease = capByMaxHold(options.lease(), start);
+        if (lease == null) {
+            held.stateLock.lock();
+            try {
+                renewalInFlight = false;
+                endsAtMaxHold = true;
+                reschedule();
+            } finally {
+                held.stateLock.unlock();
+            }
+            return;
+        }
+        RenewResult result;
+        try {
+            result = client.backend.renew(held.grant, lease);
+        } catch (RuntimeException e) { // an outage: retried until validity runs out (Errors end the grant at once)
+            log.debug("Renewal of lock '{}' on {} failed; retrying until its validity runs out", held.name(), client.backend(), e);
+            held.stateLock.lock();
+            try {
+                renewalInFlight = false;
+                lastRenewalFailure = e;
+                nextRenewNanos = Deadlines.saturatedAdd(time.nanoTime(), retryIntervalNanos());
+                reschedule();
+            } finally {
+                held.stateLock.unlock();
+            }
+            return;
+        }
+        applyRenewal(result, start, true, isCut(lease, options.lease()));
+    }
+
+    private boolean applyRenewal(RenewResult result, long start, boolean background, boolean cappedByMaxHold) {
+        if (!result.held()) {
+            if (background) {
+                held.stateLock.lock();
+                try {
+                    renewalInFlight = false;
+                } finally {
+                    held.stateLock.unlock();
+                }
+            }
+            LockLoss.Reason reason = result.reason();
+            if (reason == null) {
+                reason = withinValidity() ? LockLoss.Reason.RELEASED_BY_ADMIN : LockLoss.Reason.EXPIRED;
+            }
+            held.markLost(reason, "the store no longer holds this grant (renewal refused)", null);
+            return false;
+        }
+        boolean active;
+        held.stateLock.lock();
+        try {
+            if (background) {
+                renewalInFlight = false;
+            }
+            active = held.isActive();
+            if (active) {
+                long current = validUntilNanos;
+                long renewed = result.validUntilNanos();
+                if (current != Long.MAX_VALUE && (renewed == Long.MAX_VALUE || renewed - current > 0)) {
+                    validUntilNanos = renewed;
+                }
+                lastRenewalFailure = null;
+                endsAtMaxHold = cappedByMaxHold;
+                nextRenewNanos = nextRenewal(start, validUntilNanos);
+                reschedule();
+            }
+        } finally {
+            held.stateLock.unlock();
+        }
+        if (active) {
+            client.listeners.renewed(held.name(), held.grant.fencingToken());
+        }
+        return active;
+    }
+
+    /** The lease to ask for, cut so the grant never outlives acquisition + maxHold; null once that is reached. */
+    private @Nullable Duration capByMaxHold(Duration lease, long now) {
+        if (maxHoldEndNanos == Long.MAX_VALUE) {
+            return lease;
+        }
+        long left = maxHoldEndNanos - now;
+        if (left <= TimeUnit.MILLISECONDS.toNanos(1)) {
+            return null;
+        }
+        return left < lease.toNanos() ? Duration.ofNanos(left) : lease;
+    }
+
+    /** Whether capByMaxHold cut the lease: it returns its argument itself when it does not. */
+    @SuppressWarnings("ReferenceEquality") // identity is the point: an equal lease the caller passed is not a cut
+    private static boolean isCut(Duration asked, Duration lease) {
+        return asked != lease;
+    }
+
+    /**
+     * When to renew next: after the renew interval, or after a third of the validity the store actually
+     * granted if that is shorter (a backend may grant less than the lease, e.g. capped by a session timeout).
+     */
+    private long nextRenewal(long from, long validUntil) {
+        long interval = options.renewInterval().toNanos();
+        if (validUntil != Long.MAX_VALUE) {
+            interval = Math.min(interval, Math.max(TimeUnit.MILLISECONDS.toNanos(1), (validUntil - from) / 3));
+        }
+        return Deadlines.saturatedAdd(from, interval);
+    }
+
+    private long retryIntervalNanos() {
+        return Math.max(TimeUnit.MILLISECONDS.toNanos(10), options.renewInterval().toNanos() / 4);
+    }
+
+    // ---------------------------------------------------------------- the timer
+
+    /** Arms the single timer at the next due event. Caller holds stateLock. */
+    private void reschedule() {
+        cancelTimer();
+        if (!held.isActive()) {
+            return;
+        }
+        long lossAt = lossDeadline();
+        long next = lossAt;
+        if (options.autoRenew() && !renewalInFlight && maxHoldEndNanos - nextRenewNanos > 0 && nextRenewNanos - next < 0) {
+            next = nextRenewNanos;
+        }
+        if (next == Long.MAX_VALUE) {
+            return; // session-bound grant without renewal: the backend reports its loss
+        }
+        long delay = Math.max(0, next - time.nanoTime());
+        try {
+            timer = client.executors.scheduler.schedule(this::onTimer, delay);
+        } catch (RejectedExecutionException closing) {
+            timer = null; // the client is closing and will end this grant itself
+        }
+    }
+
+    private long lossDeadline() {
+        long v = validUntilNanos;
+        return v == Long.MAX_VALUE ? Long.MAX_VALUE : v - guardNanos;
+    }
+
+    /** Cancels the pending timer, if any. Caller holds stateLock. */
+    void cancelTimer() {
+        DeadlineTimer.Timeout t = timer;
+        if (t != null) {
+            t.cancel();
+            timer = null;
+        }
+    }
+
+    /** Runs on the scheduler thread: decides, never does I/O; whatever it throws ends the grant at once. */
+    private void onTimer() {
+        try {
+            checkDeadlines();
+        } catch (Throwable e) { // NOPMD: a timer task that fails must not leave the grant unwatched
+            markLostAtOnce("the watchdog", e);
+        }
+    }
+
+    private void checkDeadlines() {
+        LockLoss.Reason lossReason;
+        String detail;
+        Throwable cause = null;
+        held.stateLock.lock();
+        try {
+            timer = null;
+            if (!held.isActive()) {
+                return;
+            }
+            long now = time.nanoTime();
+            if (now - lossDeadline() < 0) {
+                if (options.autoRenew() && !renewalInFlight && now - nextRenewNanos >= 0 && maxHoldEndNanos - now > 0) {
+                    renewalInFlight = true;
+                    try {
+                        client.executors.workers.execute(this::renewInBackground);
+                    } catch (RejectedExecutionException closing) {
+                        renewalInFlight = false;
+                        return;
+                    }
+                }
+                reschedule();
+                return;
+            }
+            // a backend's drift makes a capped grant end a little before maxHold itself, hence the flag
+            boolean maxHoldReached = endsAtMaxHold || now - maxHoldEndNanos >= -guardNanos;
+            if (!options.autoRenew() || maxHoldReached) {
+                lossReason = LockLoss.Reason.EXPIRED;
+                detail = maxHoldReached ? "max hold of " + options.maxHold().orElseThrow() + " reached"
+                        : "lease of " + options.lease() + " ran out (auto-renew is off)";
+            } else {
+                lossReason = LockLoss.Reason.RENEWAL_FAILED;
+                cause = lastRenewalFailure;
+                detail = cause == null ? "no renewal succeeded before the lease ran out"
+                        : "renewals failed until the lease ran out: " + describe(cause);
+            }
+        } finally {
+            held.stateLock.unlock();
+        }
+        held.markLost(lossReason, detail, cause);
+    }
+
+    /** A failure inside the watchdog: the grant cannot be kept or timed any more, so it ends now, with the cause. */
+    private void markLostAtOnce(String where, Throwable failure) {
+        if (held.markLost(LockLoss.Reason.RENEWAL_FAILED, where + " failed with " + describe(failure)
+                + "; the lock is reported lost at once rather than when its validity ends", failure)) {
+            log.debug("Why lock '{}' (token {}) was reported lost", held.name(), held.grant.fencingToken(), failure);
+        }
+    }
+
+    /** A failure on one line, for a loss detail: its type and its message, with any password removed. */
+    private static String describe(Throwable t) {
+        String message = t.getMessage();
+        return t.getClass().getSimpleName() + (message == null || message.isBlank() ? ""
+                : ": " + StoreErrors.oneLine(Redaction.redact(message)));
+    }
+}
