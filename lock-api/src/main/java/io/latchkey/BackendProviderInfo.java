@@ -1,6 +1,7 @@
 package io.latchkey;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import java.util.Optional;
 import java.util.Set;
 
@@ -13,7 +14,7 @@ import java.util.Set;
  * @param schemes   the URI schemes, e.g. {@code redis}, {@code jdbc:postgresql}; may be empty for a failure
  * @param failure   why it failed to load (class, schemes, real cause), or {@code null} for a loaded provider
  */
-public record BackendProviderInfo(String className, Set<String> schemes, String failure) {
+public record BackendProviderInfo(String className, Set<String> schemes, @Nullable String failure) {
 
     /** Copies the schemes; the class name is required. */
     public BackendProviderInfo {
