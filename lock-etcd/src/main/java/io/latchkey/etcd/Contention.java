@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /*
- * The acquire protocol (DESIGN.md section 6, etcd).
+ * The acquire protocol (docs/design.md section 6, etcd).
  *
  * 1. One transaction: if this lease's key for the name is absent, put it (value = owner id, on the lease)
  *    and read, in the same transaction, the lowest create revision under the name's prefix (the holder)
