@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /*
- * The acquire protocol (DESIGN.md section 6, etcd).
+ * The acquire protocol (docs/design.md section 6, etcd).
  *
  * 1. One transaction: if this lease's key for the name is absent, put it (value = owner id, on the lease)
  *    and read, in the same transaction, the lowest create revision under the name's prefix (the holder)
@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *    The lowest create revision holds the lock; the fencing token is that create revision.
  * 2. Not lowest and not allowed to wait: delete the key (second request) and answer Busy.
  * 3. Waiting: watch only the predecessor's key, from the current revision (a synced watch, see
- *    PredecessorWatch), confirm the predecessor still exists, sleep until it is deleted, then re-read with one
+ *    EtcdWaiting), confirm the predecessor still exists, sleep until it is deleted, then re-read with one
  *    transaction that also checks this waiter's own key still exists with its create revision. A waiter
  *    whose key vanished (its lease expired or was revoked while it waited) is never granted: etcd issue
  *    11456, where a waiter saw no lower keys and took the lock although its own key was gone.
@@ -52,12 +52,12 @@ final class Contention {
     private final KV kv;
     private final Watch watch;
     private final LockKeys keys;
-    private final LeaseKeeper keeper;
+    private final EtcdRenewal keeper;
     private final Orphans orphans;
     private final EtcdCalls calls;
     private final long recheckNanos;
 
-    Contention(KV kv, Watch watch, LockKeys keys, LeaseKeeper keeper, Orphans orphans, EtcdCalls calls, Duration recheck) {
+    Contention(KV kv, Watch watch, LockKeys keys, EtcdRenewal keeper, Orphans orphans, EtcdCalls calls, Duration recheck) {
         this.kv = kv;
         this.watch = watch;
         this.keys = keys;
@@ -189,7 +189,7 @@ final class Contention {
             pred = c.predecessor();
         }
         for (;;) {
-            PredecessorWatch w = new PredecessorWatch(watch, pred.key());
+            EtcdWaiting w = new EtcdWaiting(watch, pred.key());
             Runnable onLeaseDeath = w::wake;
             s.deathWatchers.add(onLeaseDeath);
             try {

@@ -4,21 +4,24 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import java.io.File;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.spi.BackendUri;
+import io.latchkey.spi.Redaction;
+import io.latchkey.spi.Settings;
 import io.latchkey.spi.StoreErrors;
 import javax.net.ssl.SSLException;
 
 /*
  * What an etcd:// URI and its settings say about reaching the cluster: endpoints, credentials, TLS, and the
- * lock settings (EtcdSettings). Parsed once, by hand, because java.net.URI cannot parse an authority that
- * lists several hosts. Immutable; builds the jetcd Client the backend then owns.
+ * lock settings (EtcdSettings). Read once through the SPI's BackendUri and Settings; what is etcd's own is
+ * checked here (every endpoint needs a port, credentials need user and password, etcds:// means TLS).
+ * Immutable; builds the jetcd Client the backend then owns.
  */
 final class EtcdConnection {
     /** Settings read here; EtcdSettings' keys plus connection keys. */
@@ -27,6 +30,12 @@ final class EtcdConnection {
     /** gRPC pings an idle connection this often (gRPC's minimum is 10 s): how soon a frozen member is noticed. */
     static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(10);
     static final Duration DEFAULT_KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
+    /** What messages call this backend. */
+    static final String BACKEND = "etcd";
+    /** Passed to {@link BackendUri} as the default port, so that an endpoint written without one is refused. */
+    private static final int NO_PORT = -1;
+    private static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+    private static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
 
     private final boolean secureScheme;
     private final List<String> hostPorts;
@@ -59,93 +68,72 @@ final class EtcdConnection {
     }
 
     /**
-     * Parses {@code etcd://[user[:password]@]host:port[,host:port...][/namespace]}; settings may add or
-     * override everything except the hosts.
+     * Parses {@code etcd://[user[:password]@]host:port[,host:port...][/namespace]} with the SPI's {@link BackendUri}
+     * and {@link Settings}; settings may add everything except the hosts (a value given twice is an error).
      */
     static EtcdConnection parse(String uri, Map<String, String> settingsMap) {
         boolean secure = uri != null && uri.regionMatches(true, 0, "etcds://", 0, 8);
         if (uri == null || !(secure || uri.regionMatches(true, 0, "etcd://", 0, 7))) {
             throw new IllegalArgumentException("an etcd URI looks like etcd://host:port[,host:port...][/namespace] (etcds:// for"
-                    + " TLS), was '" + io.latchkey.spi.Redaction.redact(uri) + "'");
+                    + " TLS), was '" + Redaction.redact(uri) + "'");
         }
         String rest = uri.substring(secure ? 8 : 7);
-        int query = rest.indexOf('?');
-        if (query >= 0 || rest.indexOf('#') >= 0) {
+        if (rest.indexOf('?') >= 0 || rest.indexOf('#') >= 0) {
             throw new IllegalArgumentException("an etcd URI takes no query or fragment; pass settings in the map instead: "
-                    + io.latchkey.spi.Redaction.redact(uri));
+                    + Redaction.redact(uri));
         }
         int slash = rest.indexOf('/');
         String authority = slash < 0 ? rest : rest.substring(0, slash);
-        String path = slash < 0 ? "" : rest.substring(slash + 1);
-        String user = null;
-        String password = null;
         int at = authority.lastIndexOf('@');
-        if (at >= 0) {
-            String info = authority.substring(0, at);
-            authority = authority.substring(at + 1);
-            int colon = info.indexOf(':');
-            if (colon < 0) {
-                // a lone user-info is read as a password by Redaction, so it is never echoed: ask for user:password
-                throw new IllegalArgumentException("the user info of an etcd URI must be user:password (percent-encoded),"
-                        + " was '" + io.latchkey.spi.Redaction.redact(uri) + "'; or pass settings user and password");
-            }
-            user = decode(info.substring(0, colon));
-            user = user.isEmpty() ? null : user;
-            password = decode(info.substring(colon + 1));
+        if (at >= 0 && authority.substring(0, at).indexOf(':') < 0) {
+            // BackendUri reads a lone user-info as a password (so Redaction never echoes it); etcd needs user:password
+            throw new IllegalArgumentException("the user info of an etcd URI must be user:password (percent-encoded),"
+                    + " was '" + Redaction.redact(uri) + "'; or pass settings user and password");
         }
+        BackendUri u = BackendUri.parse(BackendUri.toUri(uri), BACKEND, settingsMap, NO_PORT);
         List<String> hosts = new ArrayList<>();
-        for (String hp : authority.split(",", -1)) {
-            hosts.add(checkHostPort(hp.trim(), uri));
-        }
-
-        EtcdSettings.Builder lock = EtcdSettings.builder();
-        if (!path.isEmpty()) {
-            lock.namespace(decode(path));
-        }
-        boolean tls = secure;
-        String ca = null;
-        String cert = null;
-        String key = null;
-        Duration connectTimeout = StoreErrors.DEFAULT_CONNECT_TIMEOUT;
-        Duration keepaliveTime = DEFAULT_KEEPALIVE_TIME;
-        Duration keepaliveTimeout = DEFAULT_KEEPALIVE_TIMEOUT;
-        for (Map.Entry<String, String> e : settingsMap.entrySet()) {
-            String k = e.getKey();
-            String v = e.getValue() == null ? "" : e.getValue().trim();
-            switch (k) {
-                case "namespace" -> {
-                    if (!path.isEmpty() && !stripSlashes(decode(path)).equals(stripSlashes(v))) {
-                        throw new IllegalArgumentException("the URI path names namespace '" + decode(path)
-                                + "' but the setting namespace is '" + v + "'; give it once");
-                    }
-                    lock.namespace(v);
-                }
-                case "leaseTtl" -> lock.leaseTtl(EtcdSettings.parseDuration(k, v));
-                case "requestTimeout" -> lock.requestTimeout(EtcdSettings.parseDuration(k, v));
-                case "waitRecheck" -> lock.waitRecheck(EtcdSettings.parseDuration(k, v));
-                case "connectTimeout" -> connectTimeout = positive(k, v);
-                case "keepaliveTime" -> keepaliveTime = positive(k, v);
-                case "keepaliveTimeout" -> keepaliveTimeout = positive(k, v);
-                case "user" -> user = v.isEmpty() ? null : v;
-                case "password" -> password = e.getValue();
-                case "tls" -> {
-                    tls = parseBoolean(k, v);
-                    if (secure && !tls) {
-                        throw new IllegalArgumentException("an etcds:// URI means TLS; setting tls=false contradicts it"
-                                + " (use etcd:// for plain text)");
-                    }
-                }
-                case "tlsCa" -> ca = v;
-                case "tlsCert" -> cert = v;
-                case "tlsKey" -> key = v;
-                default -> throw new IllegalArgumentException("unknown etcd setting '" + k + "'; known settings: "
-                        + new TreeSet<>(KEYS));
+        for (BackendUri.HostPort h : u.hosts()) {
+            if (h.port() == NO_PORT || h.host().contains("/")) {
+                throw new IllegalArgumentException("every etcd endpoint must be host:port with a port from 1 to 65535, "
+                        + "as in etcd://127.0.0.1:2379,127.0.0.1:22379; found '" + h.host() + "' in '" + u + "'");
             }
+            hosts.add(h.toString());
         }
+        Settings s = u.settings().rejectUnknown(KEYS);
+        EtcdSettings.Builder lock = EtcdSettings.builder();
+        String path = u.path();
+        if (!path.isEmpty()) {
+            lock.namespace(path);
+        }
+        if (s.has("namespace")) {
+            String v = s.text("namespace", "");
+            if (!path.isEmpty() && !stripSlashes(path).equals(stripSlashes(v))) {
+                throw new IllegalArgumentException("the URI path names namespace '" + path
+                        + "' but the setting namespace is '" + v + "'; give it once");
+            }
+            lock.namespace(v);
+        }
+        s.duration("leaseTtl", Duration.ofMillis(1), EtcdSettings.MAX_TTL).ifPresent(lock::leaseTtl);
+        s.duration("requestTimeout", MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(lock::requestTimeout);
+        s.duration("waitRecheck", MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(lock::waitRecheck);
+        Duration connectTimeout = s.duration(StoreErrors.CONNECT_TIMEOUT, StoreErrors.DEFAULT_CONNECT_TIMEOUT, MIN_TIMEOUT,
+                MAX_TIMEOUT);
+        Duration keepaliveTime = s.duration("keepaliveTime", DEFAULT_KEEPALIVE_TIME, MIN_TIMEOUT, MAX_TIMEOUT);
+        Duration keepaliveTimeout = s.duration("keepaliveTimeout", DEFAULT_KEEPALIVE_TIMEOUT, MIN_TIMEOUT, MAX_TIMEOUT);
+        boolean tls = s.flag("tls", secure);
+        if (secure && !tls) {
+            throw new IllegalArgumentException("an etcds:// URI means TLS; setting tls=false contradicts it"
+                    + " (use etcd:// for plain text)");
+        }
+        String ca = s.text("tlsCa").orElse(null);
+        String cert = s.text("tlsCert").orElse(null);
+        String key = s.text("tlsKey").orElse(null);
+        String user = u.user().orElse(null);
+        String password = u.password().orElse(null);
         if (password != null && user == null) {
             throw new IllegalArgumentException("an etcd password was given without a user; set 'user' too");
         }
-        if (user != null && (password == null || password.isEmpty())) {
+        if (user != null && password == null) {
             // jetcd authenticates only with both (etcd maps a client certificate's common name to a user by itself)
             throw new IllegalArgumentException("an etcd user was given without a password; set 'password'"
                     + " (or the URI's user:password@), or use a client certificate (tlsCert, tlsKey) instead");
@@ -182,7 +170,7 @@ final class EtcdConnection {
 
     /** The URI with its password masked: {@code etcd://user:***@h1:p1,h2:p2/namespace} (a lone user-info would be hidden whole by Redaction). */
     String description() {
-        return (secureScheme ? "etcds://" : "etcd://") + (user == null ? "" : user + ":" + io.latchkey.spi.Redaction.MASK + "@") + String.join(",", hostPorts) + "/" + settings.namespace()
+        return (secureScheme ? "etcds://" : "etcd://") + (user == null ? "" : user + ":" + Redaction.MASK + "@") + String.join(",", hostPorts) + "/" + settings.namespace()
                 + (tls ? " (TLS)" : "");
     }
 
@@ -249,40 +237,40 @@ final class EtcdConnection {
         }
     }
 
-    private static String checkHostPort(String hp, String uri) {
-        int colon = hp.lastIndexOf(':');
-        String host = colon <= 0 ? "" : hp.substring(0, colon);
-        String port = colon < 0 ? "" : hp.substring(colon + 1);
-        boolean ok = !host.isEmpty() && !port.isEmpty() && port.chars().allMatch(Character::isDigit) && port.length() <= 5
-                && Integer.parseInt(port) >= 1 && Integer.parseInt(port) <= 65535 && !host.contains("/");
-        if (!ok) {
-            throw new IllegalArgumentException("every etcd endpoint must be host:port with a port from 1 to 65535, "
-                    + "as in etcd://127.0.0.1:2379,127.0.0.1:22379; found '" + hp + "' in '"
-                    + io.latchkey.spi.Redaction.redact(uri) + "'");
+    /*
+     * Why the first lease could not be granted within connectTimeout, as one line: a refused user or password is
+     * "authentication failed at etcd://host:port: ...", a TLS problem or silence is "cannot reach ... within 5s: ..."
+     * with the TLS problem in words (EtcdCalls.explain). The password is in none of these texts.
+     */
+    RuntimeException connectFailure(RuntimeException e) {
+        if (!(e instanceof BackendUnavailableException)) {
+            return e;
         }
-        return hp;
+        String explained = EtcdCalls.explain(e);
+        if (explained != null && explained.startsWith("etcd refused the user name or password")) {
+            return StoreErrors.authenticationFailed(target(), explained, null, e);
+        }
+        if (explained != null && explained.startsWith("etcd denied this user access")) {
+            return StoreErrors.authenticationFailed(target(), explained, null, e);
+        }
+        if (explained != null) {
+            return StoreErrors.cannotReach(target(), connectTimeout, explained, null, e);
+        }
+        String all = everything(e).toLowerCase(java.util.Locale.ROOT);
+        String reason = all.contains("connection refused") ? "connection refused"
+                : all.contains("unknownhost") || all.contains("unresolved") ? "unknown host"
+                : all.contains("did not answer") || all.contains("deadline_exceeded") || all.contains("deadline exceeded")
+                ? "the server accepted the TCP connection but did not answer etcd's gRPC protocol"
+                : e.getMessage();
+        return StoreErrors.cannotReach(target(), connectTimeout, reason, null, e);
     }
 
-    private static Duration positive(String key, String v) {
-        Duration d = EtcdSettings.parseDuration(key, v);
-        if (d.isNegative() || d.isZero() || d.compareTo(Duration.ofMinutes(10)) > 0) {
-            throw new IllegalArgumentException(key + " must be positive and at most 10 minutes, was '" + v + "'");
+    private static String everything(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable c = t; c != null && sb.length() < 100_000; c = c.getCause()) {
+            sb.append(c).append('\n');
         }
-        return d;
-    }
-
-    private static boolean parseBoolean(String key, String v) {
-        if (v.equalsIgnoreCase("true")) {
-            return true;
-        }
-        if (v.equalsIgnoreCase("false")) {
-            return false;
-        }
-        throw new IllegalArgumentException("setting " + key + " must be true or false, was '" + v + "'");
-    }
-
-    private static String decode(String s) {
-        return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+        return sb.toString();
     }
 
     private static String stripSlashes(String s) {

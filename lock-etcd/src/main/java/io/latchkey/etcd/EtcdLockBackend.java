@@ -1,36 +1,29 @@
 package io.latchkey.etcd;
 
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
-import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.LeaseOption;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.Capability;
 import io.latchkey.LockInfo;
 import io.latchkey.LockLoss;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.DaemonThreads;
+import io.latchkey.spi.Deadlines;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.Reachability;
 import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.StoreErrors;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.EnumSet;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -61,15 +54,16 @@ import org.slf4j.LoggerFactory;
  * {@link Capability#SERVER_CLOCK} (keys expire by the server's lease clock) and {@link Capability#LISTING}.
  *
  * <p>Thread-safe. Concurrency design: the backend holds no per-lock state; each grant carries its key and
- * revision ({@link HeldKey}). The lease is owned by {@link LeaseKeeper} (its own timer thread), leftover keys
- * by {@link Orphans}, and the acquire protocol lives in {@link Contention}.
+ * revision ({@link HeldKey}). The code follows the backend shape of {@code docs/design.md} §5.2: the URI,
+ * settings and client lifecycle are in {@link EtcdConnection}, the lease is owned by {@link EtcdRenewal} (its own
+ * timer thread), the acquire protocol lives in {@link Contention} with its predecessor watch in
+ * {@link EtcdWaiting}, leftover keys are removed by {@link Orphans}, and {@link EtcdListing} reads the queues
+ * for inspect, list and force-release.
  */
 public final class EtcdLockBackend implements LockBackend {
     private static final Logger log = LoggerFactory.getLogger(EtcdLockBackend.class);
     private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.FAIR, Capability.NATIVE_WAIT,
             Capability.SESSION_BOUND, Capability.SERVER_CLOCK, Capability.LISTING);
-    private static final GetOption LOWEST = GetOption.builder().isPrefix(true)
-            .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
     private static final GetOption KEY_ONLY = GetOption.builder().withKeysOnly(true).build();
 
     private final Client client;
@@ -79,9 +73,10 @@ public final class EtcdLockBackend implements LockBackend {
     private final KV kv;
     private final LockKeys keys;
     private final EtcdCalls calls;
-    private final LeaseKeeper keeper;
+    private final EtcdRenewal keeper;
     private final Orphans orphans;
     private final Contention contention;
+    private final EtcdListing listing;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private EtcdLockBackend(Client client, boolean ownsClient, EtcdSettings settings, String description, boolean waitForLease) {
@@ -93,9 +88,10 @@ public final class EtcdLockBackend implements LockBackend {
         this.keys = new LockKeys(settings.namespace());
         this.calls = new EtcdCalls(description, settings.requestTimeout());
         this.orphans = new Orphans(kv, calls);
-        this.keeper = new LeaseKeeper(client.getLeaseClient(), settings.leaseTtlSeconds(), calls,
+        this.keeper = new EtcdRenewal(client.getLeaseClient(), settings.leaseTtlSeconds(), calls,
                 dead -> orphans.forgetLease(dead.id));
         this.contention = new Contention(kv, client.getWatchClient(), keys, keeper, orphans, calls, settings.waitRecheck());
+        this.listing = new EtcdListing(kv, client.getLeaseClient(), keys, calls, description);
         if (waitForLease) {
             grantLeaseNow();
         } else {
@@ -127,7 +123,7 @@ public final class EtcdLockBackend implements LockBackend {
         Objects.requireNonNull(settings, "settings");
         EtcdConnection c = EtcdConnection.parse(uri, settings);
         c.checkTlsFiles();
-        long deadline = System.nanoTime() + c.connectTimeout().toNanos();
+        long deadline = Deadlines.after(System.nanoTime(), c.connectTimeout());
         Reachability.Result reach = Reachability.probe(c.hostPorts(), deadline);
         if (!reach.anyAccepted()) {
             throw StoreErrors.cannotReach(c.target(), c.connectTimeout(), reach.reason(), null, null);
@@ -146,53 +142,15 @@ public final class EtcdLockBackend implements LockBackend {
                 if (!(e instanceof BackendUnavailableException) || EtcdCalls.explain(e) != null
                         || deadline - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(100)) {
                     closeInBackground(b);
-                    throw connectFailure(c, e);
+                    throw c.connectFailure(e);
                 }
             }
         }
     }
 
-    /*
-     * Why the first lease could not be granted within connectTimeout, as one line: a refused user or password is
-     * "authentication failed at etcd://host:port: ...", a TLS problem or silence is "cannot reach ... within 5s: ..."
-     * with the TLS problem in words (EtcdCalls.explain). The password is in none of these texts.
-     */
-    private static RuntimeException connectFailure(EtcdConnection c, RuntimeException e) {
-        if (!(e instanceof BackendUnavailableException)) {
-            return e;
-        }
-        String explained = EtcdCalls.explain(e);
-        if (explained != null && explained.startsWith("etcd refused the user name or password")) {
-            return StoreErrors.authenticationFailed(c.target(), explained, null, e);
-        }
-        if (explained != null && explained.startsWith("etcd denied this user access")) {
-            return StoreErrors.authenticationFailed(c.target(), explained, null, e);
-        }
-        if (explained != null) {
-            return StoreErrors.cannotReach(c.target(), c.connectTimeout(), explained, null, e);
-        }
-        String all = everything(e).toLowerCase(java.util.Locale.ROOT);
-        String reason = all.contains("connection refused") ? "connection refused"
-                : all.contains("unknownhost") || all.contains("unresolved") ? "unknown host"
-                : all.contains("did not answer") || all.contains("deadline_exceeded") || all.contains("deadline exceeded")
-                ? "the server accepted the TCP connection but did not answer etcd's gRPC protocol"
-                : e.getMessage();
-        return StoreErrors.cannotReach(c.target(), c.connectTimeout(), reason, null, e);
-    }
-
     /* The caller has its answer; a channel to a silent server may take a while to shut down. */
     private static void closeInBackground(EtcdLockBackend b) {
-        Thread t = new Thread(b::close, "latchkey-etcd-close-unconnected");
-        t.setDaemon(true);
-        t.start();
-    }
-
-    private static String everything(Throwable t) {
-        StringBuilder sb = new StringBuilder();
-        for (Throwable c = t; c != null && sb.length() < 100_000; c = c.getCause()) {
-            sb.append(c).append('\n');
-        }
-        return sb.toString();
+        DaemonThreads.start("latchkey-etcd-close-unconnected", b::close);
     }
 
     /** As {@link #connect(String, Map)} without settings. */
@@ -246,7 +204,7 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
         checkOpen(request.name());
-        return contention.acquire(request, maxWait.isNegative() ? 0 : Math.max(1, saturatedNanos(maxWait)));
+        return contention.acquire(request, maxWait.isNegative() ? 0 : Math.max(1, Deadlines.after(0L, maxWait)));
     }
 
     @Override
@@ -298,62 +256,19 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public Optional<LockInfo> inspect(String name) {
         checkOpen(name);
-        GetResponse r = calls.await(kv.get(keys.namePrefix(name), LOWEST), "inspecting", name);
-        if (r.getKvs().isEmpty()) {
-            return Optional.empty();
-        }
-        KeyValue holder = r.getKvs().get(0);
-        Optional<Instant> expires = Optional.empty();
-        try {
-            LeaseTimeToLiveResponse ttl = calls.await(client.getLeaseClient().timeToLive(holder.getLease(), LeaseOption.DEFAULT),
-                    "reading the holder's lease", name);
-            if (ttl.getTTL() > 0) {
-                expires = Optional.of(Instant.now().plusSeconds(ttl.getTTL()));
-            }
-        } catch (BackendUnavailableException e) {
-            log.debug("could not read the lease of the holder of '{}' on {}", name, description, e);
-        }
-        return Optional.of(new LockInfo(name, holder.getValue().toString(StandardCharsets.UTF_8),
-                holder.getCreateRevision(), Optional.empty(), expires));
+        return listing.inspect(name);
     }
 
     @Override
     public List<LockInfo> list(String prefix) {
         checkOpen(null);
-        ByteSequence range = prefix.isEmpty() ? keys.all() : keys.namesStartingWith(prefix);
-        GetResponse r = calls.await(kv.get(range, GetOption.builder().isPrefix(true).build()), "listing locks", null);
-        Map<String, KeyValue> holders = new HashMap<>();
-        for (KeyValue kvp : r.getKvs()) {
-            String name = keys.nameOf(kvp.getKey());
-            if (name == null || !name.startsWith(prefix)) {
-                continue;
-            }
-            holders.merge(name, kvp, (a, b) -> a.getCreateRevision() <= b.getCreateRevision() ? a : b);
-        }
-        List<LockInfo> out = new ArrayList<>();
-        holders.forEach((name, kvp) -> out.add(new LockInfo(name, kvp.getValue().toString(StandardCharsets.UTF_8),
-                kvp.getCreateRevision(), Optional.empty(), Optional.empty())));
-        out.sort(Comparator.comparing(LockInfo::name));
-        return out;
+        return listing.list(prefix);
     }
 
     @Override
     public boolean forceRelease(String name) {
         checkOpen(name);
-        GetResponse r = calls.await(kv.get(keys.namePrefix(name), LOWEST), "force-releasing", name);
-        if (r.getKvs().isEmpty()) {
-            return false;
-        }
-        KeyValue holder = r.getKvs().get(0);
-        boolean deleted = calls.await(kv.txn()
-                .If(new Cmp(holder.getKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(holder.getCreateRevision())))
-                .Then(Op.delete(holder.getKey(), DeleteOption.DEFAULT))
-                .commit(), "force-releasing", name).isSucceeded();
-        if (deleted) {
-            log.info("Lock '{}' (token {}, owner {}) on {} was force-released", name, holder.getCreateRevision(),
-                    holder.getValue().toString(StandardCharsets.UTF_8), description);
-        }
-        return deleted;
+        return listing.forceRelease(name);
     }
 
     /** Closes the backend: revokes its lease (every key on it goes at once) and closes the client if it owns it. */
@@ -397,14 +312,6 @@ public final class EtcdLockBackend implements LockBackend {
                     + grant);
         }
         return h;
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return Long.MAX_VALUE;
-        }
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.latchkey.etcd;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Locale;
 
 /**
  * How an etcd backend keeps its lease and talks to the cluster. Immutable; build with {@link #builder()}.
@@ -159,32 +158,6 @@ public final class EtcdSettings {
                 throw new IllegalArgumentException(what + " must be at least 1 ms, was " + d);
             }
             return d;
-        }
-    }
-
-    /**
-     * Parses a duration setting: ISO-8601 ({@code PT0.5S}), or a number with a unit ({@code 250ms}, {@code 2s},
-     * {@code 1m}), or a bare number of milliseconds.
-     */
-    static Duration parseDuration(String key, String text) {
-        String t = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
-        try {
-            if (t.startsWith("p")) {
-                return Duration.parse(t.toUpperCase(Locale.ROOT));
-            }
-            if (t.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim()));
-            }
-            if (t.endsWith("s")) {
-                return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1).trim()) * 1000));
-            }
-            if (t.endsWith("m")) {
-                return Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1).trim()) * 60);
-            }
-            return Duration.ofMillis(Long.parseLong(t));
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("setting " + key + " must be a duration such as 250ms, 2s, PT0.5S or a "
-                    + "number of milliseconds, was '" + text + "'", e);
         }
     }
 }

@@ -6,6 +6,7 @@ import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
+import io.latchkey.spi.DaemonThreads;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -94,11 +95,7 @@ final class Orphans implements AutoCloseable {
                 return;
             }
             if (sweeper == null) {
-                sweeper = new ScheduledThreadPoolExecutor(1, r -> {
-                    Thread t = new Thread(r, "latchkey-etcd-cleanup");
-                    t.setDaemon(true);
-                    return t;
-                });
+                sweeper = new ScheduledThreadPoolExecutor(1, DaemonThreads.single("latchkey-etcd-cleanup"));
             }
             sweepScheduled = true;
             sweeper.schedule(this::sweep, delayMillis, TimeUnit.MILLISECONDS);

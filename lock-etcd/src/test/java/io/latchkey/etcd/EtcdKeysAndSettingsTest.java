@@ -77,7 +77,7 @@ class EtcdKeysAndSettingsTest {
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:1", Map.of("leaseTTL", "5s")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("known settings").hasMessageContaining("leaseTtl");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:99999", Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 to 65535");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 65535");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://u:pw@h", Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageNotContaining("pw@");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:1?x=y", Map.of()))

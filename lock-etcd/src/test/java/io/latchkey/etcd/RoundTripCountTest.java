@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN.md section 8: an uncontended acquire + release costs etcd two requests, counted on the wire. */
+/** docs/design.md section 8: an uncontended acquire + release costs etcd two requests, counted on the wire. */
 class RoundTripCountTest {
     private static EtcdCluster etcd;
 

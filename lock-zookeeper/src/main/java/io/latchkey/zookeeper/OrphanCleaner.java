@@ -1,5 +1,6 @@
 package io.latchkey.zookeeper;
 
+import io.latchkey.spi.DaemonThreads;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -56,11 +57,7 @@ final class OrphanCleaner implements AutoCloseable {
     OrphanCleaner(CuratorFramework curator, String description) {
         this.curator = curator;
         this.description = description;
-        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "latchkey-zk-orphan-cleaner");
-            t.setDaemon(true);
-            return t;
-        });
+        this.executor = Executors.newSingleThreadScheduledExecutor(DaemonThreads.single("latchkey-zk-orphan-cleaner"));
     }
 
     /** Records that nodes of {@code owner} may be left under {@code parent}, and tries to remove them soon. */

@@ -1,35 +1,28 @@
 package io.latchkey.zookeeper;
 
+import io.latchkey.spi.BackendUri;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.LockBackendProvider;
-import io.latchkey.spi.Reachability;
 import io.latchkey.spi.Redaction;
-import io.latchkey.spi.StoreErrors;
 import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.BoundedExponentialBackoffRetry;
+import java.util.stream.Collectors;
 import org.apache.zookeeper.common.PathUtils;
 
 /**
  * Serves {@code zookeeper://host:port[,host:port...][/chroot][?setting=value&...]}. The optional chroot is
  * prepended to the base path; {@code user:password@} in the URI adds a {@code digest} authentication. Settings
- * ({@link ZooKeeperSettings#KEYS}) come from the settings map or the query string, not both for one key.
+ * ({@link ZooKeeperSettings#KEYS}) come from the settings map or the query string, not both for one key. The URI
+ * is taken apart by {@link BackendUri}; what is ZooKeeper's own is checked here: every server needs a port, and
+ * a digest credential needs a user and a password (a lone {@code password@} is refused, without echoing it).
  *
- * <p>The backend builds and owns its Curator client. It first checks that some server accepts a TCP connection
- * (otherwise it fails at once with {@code cannot reach zookeeper://host:port within 5s: connection refused},
- * without starting a ZooKeeper client, whose reconnection loop would log a warning every second), then waits
- * for the first session until {@code connectTimeout} (default 5 s) has passed since the call began. Closing the
- * backend closes the client (ending its session).
+ * <p>The backend builds and owns its Curator client ({@link ZooKeeperConnection#open}); closing the backend
+ * closes the client (ending its session).
  */
 public final class ZooKeeperBackendProvider implements LockBackendProvider {
+    /** Passed to {@link BackendUri} as the default port, so that a server written without one is refused. */
+    private static final int NO_PORT = -1;
 
     @Override
     public Set<String> schemes() {
@@ -39,58 +32,10 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
     @Override
     public LockBackend create(URI uri, Map<String, String> settings) {
         Parsed p = parse(uri, settings);
-        String description = Redaction.redact(uri.toString());
         // the one-line errors name the servers only: scheme://host:port[,host:port], no user, no path
         String target = "zookeeper://" + p.connectString;
-        Duration connectTimeout = p.settings.connectTimeout();
-        long deadline = System.nanoTime() + connectTimeout.toNanos();
-        Reachability.Result reach = Reachability.probe(p.connectString, deadline);
-        if (!reach.anyAccepted()) {
-            throw StoreErrors.cannotReach(target, connectTimeout, reach.reason(), null, null);
-        }
-        CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
-                .connectString(p.connectString)
-                .sessionTimeoutMs(millis(p.settings.sessionTimeout().toMillis()))
-                .connectionTimeoutMs(millis(connectTimeout.toMillis()))
-                // a few quick retries ride out a leader election; the core retries whole acquisitions itself
-                .retryPolicy(new BoundedExponentialBackoffRetry(50, 1000, 3))
-                .ensembleTracker(false);
-        if (p.digest != null) {
-            b.authorization("digest", p.digest.getBytes(StandardCharsets.UTF_8));
-        }
-        CuratorFramework curator = b.build();
-        curator.start();
-        boolean connected;
-        try {
-            long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-            connected = curator.blockUntilConnected((int) Math.min(Integer.MAX_VALUE, left), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            closeInBackground(curator);
-            throw StoreErrors.cannotReach(target, connectTimeout, "interrupted while connecting", null, e);
-        }
-        if (!connected) {
-            closeInBackground(curator);
-            throw StoreErrors.cannotReach(target, connectTimeout, "the server accepted the TCP connection but did not answer"
-                    + " ZooKeeper's session handshake", null, null);
-        }
-        return new ZooKeeperLockBackend(curator, true, description, p.basePath,
-                TimeUnit.MILLISECONDS.toNanos(p.settings.sessionTimeout().toMillis()));
-    }
-
-    /*
-     * A client that never connected may take a whole handshake timeout (session timeout / number of servers) to
-     * close against a silent server, because the ZooKeeper client first waits for an answer to its handshake.
-     * The caller has its answer already; the client ends on a daemon thread.
-     */
-    private static void closeInBackground(CuratorFramework curator) {
-        Thread t = new Thread(curator::close, "latchkey-zk-close-unconnected");
-        t.setDaemon(true);
-        t.start();
-    }
-
-    private static int millis(long ms) {
-        return (int) Math.min(Integer.MAX_VALUE, ms);
+        ZooKeeperConnection connection = ZooKeeperConnection.open(p.connectString, p.digest, p.settings, target);
+        return new ZooKeeperLockBackend(connection, p.description, p.basePath);
     }
 
     /** The parts of a {@code zookeeper://} URI; package-private for tests. */
@@ -99,80 +44,36 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
         final String basePath;
         final String digest;
         final ZooKeeperSettings settings;
+        final String description;
 
-        Parsed(String connectString, String basePath, String digest, ZooKeeperSettings settings) {
+        Parsed(String connectString, String basePath, String digest, ZooKeeperSettings settings, String description) {
             this.connectString = connectString;
             this.basePath = basePath;
             this.digest = digest;
             this.settings = settings;
+            this.description = description;
         }
     }
 
     static Parsed parse(URI uri, Map<String, String> settings) {
-        String shown = Redaction.redact(String.valueOf(uri));
         if (uri == null || !"zookeeper".equalsIgnoreCase(uri.getScheme()) || uri.getRawAuthority() == null) {
-            throw new IllegalArgumentException("expected zookeeper://host:port[,host:port...][/chroot], was '" + shown + "'");
+            throw new IllegalArgumentException("expected zookeeper://host:port[,host:port...][/chroot], was '"
+                    + Redaction.redact(String.valueOf(uri)) + "'");
         }
+        BackendUri u = BackendUri.parse(uri, ZooKeeperSettings.BACKEND, settings, NO_PORT);
+        String shown = u.toString();
         if (uri.getFragment() != null) {
             throw new IllegalArgumentException("a zookeeper URI takes no #fragment, was '" + shown + "'");
         }
-        String authority = uri.getRawAuthority();
-        String digest = null;
-        int at = authority.lastIndexOf('@');
-        if (at >= 0) {
-            String userInfo = authority.substring(0, at);
-            if (!userInfo.contains(":")) {
-                throw new IllegalArgumentException("user info in a zookeeper URI must be user:password (digest), was '"
-                        + shown + "'");
-            }
-            digest = URLDecoder.decode(userInfo, StandardCharsets.UTF_8);
-            authority = authority.substring(at + 1);
-        }
-        StringBuilder connect = new StringBuilder();
-        for (String hostPort : authority.split(",", -1)) {
-            int colon = hostPort.lastIndexOf(':');
-            if (hostPort.isBlank() || colon <= 0 || colon == hostPort.length() - 1) {
-                throw new IllegalArgumentException("every server in a zookeeper URI must be host:port, got '" + hostPort
+        for (BackendUri.HostPort h : u.hosts()) {
+            if (h.port() == NO_PORT) {
+                throw new IllegalArgumentException("every server in a zookeeper URI must be host:port, got '" + h.host()
                         + "' in '" + shown + "'");
             }
-            try {
-                int port = Integer.parseInt(hostPort.substring(colon + 1));
-                if (port < 1 || port > 65535) {
-                    throw new NumberFormatException();
-                }
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("port must be 1..65535 in '" + hostPort + "' of '" + shown + "'");
-            }
-            if (connect.length() > 0) {
-                connect.append(',');
-            }
-            connect.append(hostPort);
         }
-        Map<String, String> merged = new LinkedHashMap<>();
-        if (uri.getRawQuery() != null && !uri.getRawQuery().isEmpty()) {
-            for (String pair : uri.getRawQuery().split("&")) {
-                int eq = pair.indexOf('=');
-                if (eq <= 0) {
-                    throw new IllegalArgumentException("query parameters must be key=value, got '" + pair + "' in '" + shown + "'");
-                }
-                merged.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
-                        URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
-            }
-        }
-        if (settings != null) {
-            for (Map.Entry<String, String> e : settings.entrySet()) {
-                if (merged.containsKey(e.getKey())) {
-                    throw new IllegalArgumentException("setting '" + e.getKey() + "' is given both in the URI and in the "
-                            + "settings map; give it once");
-                }
-                merged.put(e.getKey(), e.getValue());
-            }
-        }
-        ZooKeeperSettings s = ZooKeeperSettings.fromMap(merged);
-        String chroot = uri.getPath() == null ? "" : uri.getPath();
-        if (chroot.equals("/")) {
-            chroot = "";
-        }
+        String digest = digest(uri, u, shown);
+        ZooKeeperSettings s = ZooKeeperSettings.from(u.settings());
+        String chroot = u.path().isEmpty() ? "" : "/" + u.path();
         if (!chroot.isEmpty()) {
             if (chroot.endsWith("/")) {
                 chroot = chroot.substring(0, chroot.length() - 1);
@@ -185,6 +86,26 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
             }
         }
         String base = ZooKeeperSettings.builder().basePath(chroot + s.basePath()).build().basePath();
-        return new Parsed(connect.toString(), base, digest, s);
+        String connect = u.hosts().stream().map(BackendUri.HostPort::toString).collect(Collectors.joining(","));
+        return new Parsed(connect, base, digest, s, shown);
+    }
+
+    /*
+     * ZooKeeper's digest scheme needs user:password. BackendUri reads a user-info without a colon as a lone
+     * password (the Redis convention); here that is an error. ":pw@" (empty user) stays the digest ":pw", as it
+     * always was.
+     */
+    private static String digest(URI uri, BackendUri u, String shown) {
+        String authority = uri.getRawAuthority();
+        int at = authority.lastIndexOf('@');
+        boolean userInfoWithColon = at >= 0 && authority.substring(0, at).contains(":");
+        if (u.password().isEmpty() && u.user().isEmpty()) {
+            return null;
+        }
+        if (u.password().isEmpty() || (u.user().isEmpty() && !userInfoWithColon)) {
+            throw new IllegalArgumentException("user info in a zookeeper URI must be user:password (digest), was '"
+                    + shown + "'");
+        }
+        return u.user().orElse("") + ":" + u.password().get();
     }
 }

@@ -34,7 +34,7 @@ public final class ZooKeeperLockBackendBuilder {
         String ns = curator.getNamespace();
         String description = "zookeeper://" + connect + (ns == null || ns.isEmpty() ? "" : "/" + ns) + basePath
                 + " (application's Curator client)";
-        return new ZooKeeperLockBackend(curator, false, description, basePath, fallback);
+        return new ZooKeeperLockBackend(new ZooKeeperConnection(curator, false, fallback), description, basePath);
     }
 
     @Override

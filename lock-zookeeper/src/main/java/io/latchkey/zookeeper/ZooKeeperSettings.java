@@ -1,11 +1,9 @@
 package io.latchkey.zookeeper;
 
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
+import io.latchkey.spi.Settings;
 import io.latchkey.spi.StoreErrors;
 import org.apache.zookeeper.common.PathUtils;
 
@@ -26,14 +24,16 @@ import org.apache.zookeeper.common.PathUtils;
  *       absolute ZooKeeper path, not the root and not under {@code /zookeeper}.</li>
  * </ul>
  *
- * Durations are ISO-8601 ({@code PT10S}), or a number with a unit ({@code 500ms}, {@code 10s}, {@code 1m}), or a
- * plain number of milliseconds.
+ * Durations use the one grammar of {@link io.latchkey.spi.DurationText} ({@code 250ms}, {@code 2s}, {@code 1.5s},
+ * {@code 1m30s}, {@code 1h}; ISO-8601 {@code PT10S} too); a bare number is rejected, its unit would be a guess.
  */
 public final class ZooKeeperSettings {
     /** The keys {@link #fromMap(Map)} accepts. */
     public static final Set<String> KEYS = Set.of("sessionTimeout", StoreErrors.CONNECT_TIMEOUT, "connectionTimeout", "basePath");
     /** The earlier name of {@code connectTimeout}, still accepted. */
     static final String CONNECT_TIMEOUT_ALIAS = "connectionTimeout";
+    /** What messages call this backend. */
+    static final String BACKEND = "ZooKeeper";
 
     private static final Duration MIN_TIMEOUT = Duration.ofMillis(100);
     private static final Duration MAX_TIMEOUT = Duration.ofHours(1);
@@ -66,23 +66,26 @@ public final class ZooKeeperSettings {
      * @throws IllegalArgumentException for an unknown key (the message lists the known ones) or a bad value
      */
     public static ZooKeeperSettings fromMap(Map<String, String> settings) {
-        Builder b = builder();
-        if (settings == null) {
-            return b.build();
-        }
-        if (settings.containsKey(StoreErrors.CONNECT_TIMEOUT) && settings.containsKey(CONNECT_TIMEOUT_ALIAS)) {
+        return from(Settings.of(BACKEND, settings));
+    }
+
+    /**
+     * Reads settings with the SPI's typed reader (durations in its one grammar: {@code 250ms}, {@code 2s},
+     * {@code 1m30s}; a bare number is rejected).
+     *
+     * @throws IllegalArgumentException for an unknown key (the message lists the known ones) or a bad value
+     */
+    static ZooKeeperSettings from(Settings settings) {
+        settings.rejectUnknown(KEYS);
+        if (settings.has(StoreErrors.CONNECT_TIMEOUT) && settings.has(CONNECT_TIMEOUT_ALIAS)) {
             throw new IllegalArgumentException("give connectTimeout or its earlier name connectionTimeout, not both");
         }
-        for (Map.Entry<String, String> e : settings.entrySet()) {
-            String key = e.getKey();
-            String value = e.getValue() == null ? "" : e.getValue().trim();
-            switch (key) {
-                case "sessionTimeout" -> b.sessionTimeout(parseDuration(key, value));
-                case StoreErrors.CONNECT_TIMEOUT, CONNECT_TIMEOUT_ALIAS -> b.connectTimeout(parseDuration(key, value));
-                case "basePath" -> b.basePath(value);
-                default -> throw new IllegalArgumentException("unknown ZooKeeper setting '" + key + "'; known settings: "
-                        + new TreeSet<>(KEYS));
-            }
+        Builder b = builder();
+        settings.duration("sessionTimeout", MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::sessionTimeout);
+        settings.duration(StoreErrors.CONNECT_TIMEOUT, MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::connectTimeout);
+        settings.duration(CONNECT_TIMEOUT_ALIAS, MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::connectTimeout);
+        if (settings.has("basePath")) {
+            b.basePath(settings.text("basePath", ""));
         }
         return b.build();
     }
@@ -109,28 +112,6 @@ public final class ZooKeeperSettings {
     public String toString() {
         return "ZooKeeperSettings[sessionTimeout=" + sessionTimeout + ", connectTimeout=" + StoreErrors.format(connectionTimeout)
                 + ", basePath=" + basePath + "]";
-    }
-
-    static Duration parseDuration(String key, String value) {
-        String v = value.toLowerCase(Locale.ROOT);
-        try {
-            if (v.startsWith("pt") || v.startsWith("p")) {
-                return Duration.parse(value.toUpperCase(Locale.ROOT));
-            }
-            if (v.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2).trim()));
-            }
-            if (v.endsWith("s")) {
-                return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1).trim()));
-            }
-            if (v.endsWith("m")) {
-                return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1).trim()));
-            }
-            return Duration.ofMillis(Long.parseLong(v));
-        } catch (NumberFormatException | DateTimeParseException e) {
-            throw new IllegalArgumentException(key + " must be a duration such as 10s, 500ms, PT10S or a number of "
-                    + "milliseconds, was '" + value + "'", e);
-        }
     }
 
     /** Builder; every setter checks its argument and says what is allowed. */

@@ -29,7 +29,7 @@ class ZooKeeperBackendProviderTest {
         assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1"), Map.of()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("host:port");
         assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:99999"), Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1..65535");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 65535");
         assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:1"), Map.of("colour", "red")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("known settings");
         assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:1?sessionTimeout=5s"),

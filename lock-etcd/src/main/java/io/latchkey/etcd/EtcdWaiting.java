@@ -22,7 +22,7 @@ import java.util.concurrent.TimeoutException;
  * futures. `wake` completes on the delete event, on a watch error or cancellation (the waiter then re-reads
  * the queue, which is always safe), and when the waiter's lease dies (LeaseSession.deathWatchers).
  */
-final class PredecessorWatch implements AutoCloseable {
+final class EtcdWaiting implements AutoCloseable {
     private static final WatchOption DELETES_FROM_NOW = WatchOption.builder()
             .withNoPut(true)
             .withCreateNotify(true)
@@ -33,7 +33,7 @@ final class PredecessorWatch implements AutoCloseable {
     private final CompletableFuture<Void> wake = new CompletableFuture<>();
     private final Watch.Watcher watcher;
 
-    PredecessorWatch(Watch watch, ByteSequence key) {
+    EtcdWaiting(Watch watch, ByteSequence key) {
         this.watcher = watch.watch(key, DELETES_FROM_NOW, Watch.listener(this::onNext, this::onError, this::onCompleted));
     }
 

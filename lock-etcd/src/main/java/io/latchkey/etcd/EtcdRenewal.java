@@ -5,6 +5,7 @@ import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.latchkey.LockLoss;
 import io.latchkey.spi.GrantLossSink;
+import io.latchkey.spi.DaemonThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * `current` (the live lease, or the grant in flight) is guarded by `lock`, which is never held during I/O:
  * the first caller installs a future and sends the grant, later callers wait on that future.
  */
-final class LeaseKeeper implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
+final class EtcdRenewal implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(EtcdRenewal.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
@@ -50,16 +51,12 @@ final class LeaseKeeper implements AutoCloseable {
     private volatile GrantLossSink sink;
     private volatile boolean closed;
 
-    LeaseKeeper(Lease leases, long ttlSeconds, EtcdCalls calls, Consumer<LeaseSession> onDeath) {
+    EtcdRenewal(Lease leases, long ttlSeconds, EtcdCalls calls, Consumer<LeaseSession> onDeath) {
         this.leases = leases;
         this.ttlSeconds = ttlSeconds;
         this.calls = calls;
         this.onDeath = onDeath;
-        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "latchkey-etcd-lease-" + THREADS.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.single("latchkey-etcd-lease-" + THREADS.incrementAndGet()));
         this.scheduler.setRemoveOnCancelPolicy(true);
     }
 
