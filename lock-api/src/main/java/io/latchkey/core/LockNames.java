@@ -1,7 +1,7 @@
 package io.latchkey.core;
 
 /**
- * Checks lock names before anything reaches a store (DESIGN.md §4.8): 1–255 bytes of UTF-8, no control
+ * Checks lock names before anything reaches a store (docs/design.md §4.8): 1–255 bytes of UTF-8, no control
  * characters (U+0000–U+001F, U+007F–U+009F), well-formed UTF-16 (no lone surrogates, which UTF-8 cannot
  * carry). Everything else is a valid name and backends must encode it without escape or collision.
  */

@@ -12,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Chooses where a test's server comes from, in the order of DESIGN.md section 7: an endpoint named by an
+ * Chooses where a test's server comes from, in the order of docs/design.md section 7: an endpoint named by an
  * environment variable, a binary on {@code PATH}, Testcontainers when a Docker engine is reachable, an
  * embedded server. If none works, {@link #acquire()} throws what its {@link UnavailablePolicy} makes of a
  * {@link ServerUnavailableException} that says why each option was unavailable: by default that exception

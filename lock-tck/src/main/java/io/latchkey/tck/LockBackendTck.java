@@ -7,7 +7,7 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The Latchkey TCK: every guarantee of DESIGN.md §4, proven against a real store. A backend author extends
+ * The Latchkey TCK: every guarantee of docs/design.md §4, proven against a real store. A backend author extends
  * this class and implements one factory method:
  *
  * <pre>{@code

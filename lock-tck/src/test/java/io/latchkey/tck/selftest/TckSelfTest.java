@@ -20,7 +20,7 @@ import org.junit.platform.testkit.engine.Events;
 import org.opentest4j.AssertionFailedError;
 
 /*
- * "The TCK must be able to fail" (DESIGN.md §7): runs TCK rules against deliberately broken backends and
+ * "The TCK must be able to fail" (docs/design.md §7): runs TCK rules against deliberately broken backends and
  * checks that each flaw is caught by the rule written for it, for the right reason.
  *
  * Each test launches the Jupiter engine through the JUnit Platform TestKit on one subject from
