@@ -13,5 +13,6 @@ module io.latchkey {
 
     uses io.latchkey.spi.LockBackendProvider;
 
-    provides io.latchkey.spi.LockBackendProvider with io.latchkey.mem.MemoryBackendProvider;
+    provides io.latchkey.spi.LockBackendProvider with
+            io.latchkey.mem.MemoryBackendProvider;
 }

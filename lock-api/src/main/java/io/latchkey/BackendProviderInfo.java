@@ -1,9 +1,9 @@
 package io.latchkey;
 
 import java.util.Objects;
-import org.jspecify.annotations.Nullable;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A backend provider found on the class path by {@link Latchkey#providers(ClassLoader)}: the schemes it
@@ -14,7 +14,8 @@ import java.util.Set;
  * @param schemes   the URI schemes, e.g. {@code redis}, {@code jdbc:postgresql}; may be empty for a failure
  * @param failure   why it failed to load (class, schemes, real cause), or {@code null} for a loaded provider
  */
-public record BackendProviderInfo(String className, Set<String> schemes, @Nullable String failure) {
+public record BackendProviderInfo(
+        String className, Set<String> schemes, @Nullable String failure) {
 
     /** Copies the schemes; the class name is required. */
     public BackendProviderInfo {

@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 public class BackendUnavailableException extends LockException {
     private static final long serialVersionUID = 1L;
 
-    public BackendUnavailableException(String message, @Nullable String lockName, @Nullable String backend,
-            @Nullable Throwable cause) {
+    public BackendUnavailableException(
+            String message, @Nullable String lockName, @Nullable String backend, @Nullable Throwable cause) {
         super(message, lockName, backend, cause);
     }
 }

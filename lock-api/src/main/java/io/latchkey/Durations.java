@@ -12,8 +12,7 @@ public final class Durations {
     /** The longest wait the API accepts: what fits in a signed 64-bit count of nanoseconds. */
     public static final Duration MAX_WAIT = Duration.ofNanos(Long.MAX_VALUE);
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /** A lease-like duration: positive and at most {@link #MAX_LEASE}. */
     public static Duration requireLease(Duration d, String what) {
@@ -50,7 +49,8 @@ public final class Durations {
 
     private static void requireFitsNanos(Duration d, String what) {
         if (d.compareTo(MAX_WAIT) > 0) {
-            throw new IllegalArgumentException(what + " overflows: at most " + MAX_WAIT + " (about 292 years) is allowed, was " + d);
+            throw new IllegalArgumentException(
+                    what + " overflows: at most " + MAX_WAIT + " (about 292 years) is allowed, was " + d);
         }
     }
 }

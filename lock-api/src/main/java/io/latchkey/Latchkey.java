@@ -33,8 +33,7 @@ public final class Latchkey {
     /** Setting or system property: the provider class to use whatever the scheme. */
     public static final String PROVIDER_SETTING = ProviderRegistry.PROVIDER_OVERRIDE;
 
-    private Latchkey() {
-    }
+    private Latchkey() {}
 
     /** Connects to the store named by the URI, with no extra settings. */
     public static LockClient connect(String uri) {
@@ -89,9 +88,11 @@ public final class Latchkey {
     public static List<BackendProviderInfo> providers(ClassLoader loader) {
         return ProviderRegistry.discover(loader).stream()
                 .map(d -> new BackendProviderInfo(
-                        d.provider() != null ? d.provider().getClass().getName()
+                        d.provider() != null
+                                ? d.provider().getClass().getName()
                                 : d.failedName() != null ? d.failedName() : "unknown",
-                        d.schemes(), d.provider() != null ? null : d.failureSentence()))
+                        d.schemes(),
+                        d.provider() != null ? null : d.failureSentence()))
                 .toList();
     }
 

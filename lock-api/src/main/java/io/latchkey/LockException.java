@@ -12,7 +12,8 @@ public class LockException extends RuntimeException {
     private final @Nullable String lockName;
     private final @Nullable String backend;
 
-    public LockException(String message, @Nullable String lockName, @Nullable String backend, @Nullable Throwable cause) {
+    public LockException(
+            String message, @Nullable String lockName, @Nullable String backend, @Nullable Throwable cause) {
         super(message, cause);
         this.lockName = lockName;
         this.backend = backend;

@@ -15,8 +15,8 @@ import java.util.Optional;
  * @param expiresAt    when the grant expires unless renewed, by the store's clock; empty for grants bound
  *                     to a session rather than a lease
  */
-public record LockInfo(String name, String owner, long fencingToken, Optional<Instant> acquiredAt,
-                       Optional<Instant> expiresAt) {
+public record LockInfo(
+        String name, String owner, long fencingToken, Optional<Instant> acquiredAt, Optional<Instant> expiresAt) {
     public LockInfo {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(owner, "owner");

@@ -13,22 +13,17 @@ import java.time.Duration;
 public interface LockListener {
 
     /** The lock was acquired after waiting {@code waited}. */
-    default void acquired(String name, long fencingToken, Duration waited) {
-    }
+    default void acquired(String name, long fencingToken, Duration waited) {}
 
     /** An acquisition gave up (timeout, interruption or error) after {@code waited}. */
-    default void acquireFailed(String name, Duration waited, Throwable reason) {
-    }
+    default void acquireFailed(String name, Duration waited, Throwable reason) {}
 
     /** The lock was released after being held for {@code held}. */
-    default void released(String name, long fencingToken, Duration held) {
-    }
+    default void released(String name, long fencingToken, Duration held) {}
 
     /** The lease was renewed. */
-    default void renewed(String name, long fencingToken) {
-    }
+    default void renewed(String name, long fencingToken) {}
 
     /** The lock was lost. */
-    default void lost(LockLoss loss) {
-    }
+    default void lost(LockLoss loss) {}
 }

@@ -18,7 +18,13 @@ import org.jspecify.annotations.Nullable;
  *               watchdog, an {@link Error} included, which ends the grant at once as {@code RENEWAL_FAILED}),
  *               else {@code null}
  */
-public record LockLoss(String name, long token, Reason reason, Instant at, String detail, @Nullable Throwable cause) {
+public record LockLoss(
+        String name,
+        long token,
+        Reason reason,
+        Instant at,
+        String detail,
+        @Nullable Throwable cause) {
 
     /** The cause of a loss. */
     public enum Reason {

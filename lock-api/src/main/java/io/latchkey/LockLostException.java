@@ -11,8 +11,11 @@ public class LockLostException extends LockException {
     private final transient LockLoss loss;
 
     public LockLostException(LockLoss loss, String backend) {
-        super("Lock '" + loss.name() + "' on " + backend + " was lost (" + loss.reason() + "): " + loss.detail(),
-                loss.name(), backend, loss.cause());
+        super(
+                "Lock '" + loss.name() + "' on " + backend + " was lost (" + loss.reason() + "): " + loss.detail(),
+                loss.name(),
+                backend,
+                loss.cause());
         this.loss = loss;
     }
 

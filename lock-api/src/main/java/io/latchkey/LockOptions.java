@@ -30,6 +30,7 @@ public final class LockOptions {
     private final Duration renewInterval;
     /** The renew interval as the user set it, or null if it is derived from the lease (and must follow it). */
     private final @Nullable Duration renewIntervalSet;
+
     private final @Nullable Duration maxHold;
     private final RetryStrategy retry;
     private final Reentrancy reentrancy;
@@ -72,20 +73,34 @@ public final class LockOptions {
         return b;
     }
 
-    public Duration lease() { return lease; }
+    public Duration lease() {
+        return lease;
+    }
 
-    public boolean autoRenew() { return autoRenew; }
+    public boolean autoRenew() {
+        return autoRenew;
+    }
 
     /** How often auto-renewal runs: as set, or lease/3 when not set. */
-    public Duration renewInterval() { return renewInterval; }
+    public Duration renewInterval() {
+        return renewInterval;
+    }
 
-    public Optional<Duration> maxHold() { return Optional.ofNullable(maxHold); }
+    public Optional<Duration> maxHold() {
+        return Optional.ofNullable(maxHold);
+    }
 
-    public RetryStrategy retry() { return retry; }
+    public RetryStrategy retry() {
+        return retry;
+    }
 
-    public Reentrancy reentrancy() { return reentrancy; }
+    public Reentrancy reentrancy() {
+        return reentrancy;
+    }
 
-    public Fairness fairness() { return fairness; }
+    public Fairness fairness() {
+        return fairness;
+    }
 
     @Override
     public String toString() {
@@ -105,8 +120,7 @@ public final class LockOptions {
         private Reentrancy reentrancy = Reentrancy.NONE;
         private Fairness fairness = Fairness.PREFERRED;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Lease of each grant: positive, at most 365 days. A renew interval that was not set follows it
@@ -142,7 +156,8 @@ public final class LockOptions {
 
         public Builder retry(RetryStrategy retry) {
             if (retry == null) {
-                throw new IllegalArgumentException("retry must not be null; use RetryStrategy.none() for a single attempt");
+                throw new IllegalArgumentException(
+                        "retry must not be null; use RetryStrategy.none() for a single attempt");
             }
             this.retry = retry;
             return this;
@@ -166,8 +181,8 @@ public final class LockOptions {
 
         public LockOptions build() {
             if (renewInterval != null && renewInterval.compareTo(lease) >= 0) {
-                throw new IllegalArgumentException("renewInterval must be shorter than the lease (" + lease
-                        + "), was " + renewInterval + "; the default is lease/3");
+                throw new IllegalArgumentException("renewInterval must be shorter than the lease (" + lease + "), was "
+                        + renewInterval + "; the default is lease/3");
             }
             return new LockOptions(this);
         }

@@ -27,8 +27,15 @@ public interface RetryStrategy {
     static RetryStrategy fixed(Duration delay) {
         Durations.requirePositive(delay, "retry delay");
         return () -> new Iterator<>() {
-            @Override public boolean hasNext() { return true; }
-            @Override public Duration next() { return delay; }
+            @Override
+            public boolean hasNext() {
+                return true;
+            }
+
+            @Override
+            public Duration next() {
+                return delay;
+            }
         };
     }
 
@@ -40,17 +47,21 @@ public interface RetryStrategy {
         Durations.requirePositive(initial, "initial retry delay");
         Durations.requirePositive(max, "maximum retry delay");
         if (max.compareTo(initial) < 0) {
-            throw new IllegalArgumentException("maximum retry delay must be at least the initial delay ("
-                    + initial + "), was " + max);
+            throw new IllegalArgumentException(
+                    "maximum retry delay must be at least the initial delay (" + initial + "), was " + max);
         }
         long initialNanos = initial.toNanos();
         long maxNanos = max.toNanos();
         return () -> new Iterator<>() {
             private long ceiling = initialNanos;
 
-            @Override public boolean hasNext() { return true; }
+            @Override
+            public boolean hasNext() {
+                return true;
+            }
 
-            @Override public Duration next() {
+            @Override
+            public Duration next() {
                 long d = ceiling;
                 ceiling = ceiling > maxNanos / 2 ? maxNanos : Math.min(maxNanos, ceiling * 2);
                 long half = d / 2;
@@ -67,8 +78,15 @@ public interface RetryStrategy {
     /** Never retries: one attempt, then {@link LockTimeoutException} if the lock was busy. */
     static RetryStrategy none() {
         return () -> new Iterator<>() {
-            @Override public boolean hasNext() { return false; }
-            @Override public Duration next() { throw new NoSuchElementException(); }
+            @Override
+            public boolean hasNext() {
+                return false;
+            }
+
+            @Override
+            public Duration next() {
+                throw new NoSuchElementException();
+            }
         };
     }
 
@@ -76,7 +94,6 @@ public interface RetryStrategy {
     final class DefaultHolder {
         private static final RetryStrategy DEFAULT = exponential(Duration.ofMillis(10), Duration.ofMillis(250));
 
-        private DefaultHolder() {
-        }
+        private DefaultHolder() {}
     }
 }

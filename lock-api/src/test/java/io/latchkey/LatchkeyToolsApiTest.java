@@ -27,8 +27,9 @@ class LatchkeyToolsApiTest {
         assertThat(providers).anySatisfy(p -> {
             assertThat(p.loaded()).isFalse();
             assertThat(p.className()).isEqualTo("io.latchkey.testing.ExplodingProvider");
-            assertThat(p.failureSentence()).hasValueSatisfying(s -> assertThat(s)
-                    .contains("failed to load").contains("simulated missing native library"));
+            assertThat(p.failureSentence())
+                    .hasValueSatisfying(
+                            s -> assertThat(s).contains("failed to load").contains("simulated missing native library"));
         });
     }
 
@@ -37,18 +38,26 @@ class LatchkeyToolsApiTest {
         assertThat(Latchkey.schemeOf("redis://h:6379")).isEqualTo("redis");
         assertThat(Latchkey.schemeOf("MEM:x")).isEqualTo("mem");
         assertThat(Latchkey.schemeOf("jdbc:PostgreSQL://h/db")).isEqualTo("jdbc:postgresql");
-        assertThatIllegalArgumentException().isThrownBy(() -> Latchkey.schemeOf("no-scheme")).withMessageContaining("no scheme");
-        assertThatIllegalArgumentException().isThrownBy(() -> Latchkey.schemeOf("jdbc:x")).withMessageContaining("sub-protocol");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Latchkey.schemeOf("no-scheme"))
+                .withMessageContaining("no scheme");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Latchkey.schemeOf("jdbc:x"))
+                .withMessageContaining("sub-protocol");
         assertThatIllegalArgumentException().isThrownBy(() -> Latchkey.schemeOf(null));
     }
 
     @Test
     void checkLockNameAppliesTheClientsRule() {
         assertThat(Latchkey.checkLockName("nightly-report")).isEqualTo("nightly-report");
-        assertThatIllegalArgumentException().isThrownBy(() -> Latchkey.checkLockName("")).withMessageContaining("empty");
-        assertThatIllegalArgumentException().isThrownBy(() -> Latchkey.checkLockName("a\u0001b"))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Latchkey.checkLockName(""))
+                .withMessageContaining("empty");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Latchkey.checkLockName("a\u0001b"))
                 .withMessageContaining("control characters");
-        assertThatIllegalArgumentException().isThrownBy(() -> Latchkey.checkLockName("x".repeat(256)))
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Latchkey.checkLockName("x".repeat(256)))
                 .withMessageContaining("255");
     }
 

@@ -26,13 +26,19 @@ class PackagedJarIT {
     private static Path packagedJar() throws Exception {
         try (Stream<Path> files = Files.list(Paths.get("target"))) {
             return files.filter(p -> p.getFileName().toString().matches("lock-api-.*\\.jar"))
-                    .filter(p -> !p.getFileName().toString().contains("sources") && !p.getFileName().toString().contains("tests"))
-                    .findFirst().orElseThrow(() -> new AssertionError("no packaged lock-api jar in target/"));
+                    .filter(p -> !p.getFileName().toString().contains("sources")
+                            && !p.getFileName().toString().contains("tests"))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no packaged lock-api jar in target/"));
         }
     }
 
     private static Path slf4jJar() throws Exception {
-        Path jar = Paths.get(org.slf4j.Logger.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path jar = Paths.get(org.slf4j.Logger.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         assertThat(jar.toString()).endsWith(".jar");
         return jar;
     }
@@ -40,9 +46,11 @@ class PackagedJarIT {
     @Test
     @DisplayName("the jar is a named module that exports the API and SPI and provides the mem: backend")
     void moduleDescriptorDeclaresTheProvider() throws Exception {
-        ModuleDescriptor d = ModuleFinder.of(packagedJar()).find("io.latchkey").orElseThrow().descriptor();
+        ModuleDescriptor d =
+                ModuleFinder.of(packagedJar()).find("io.latchkey").orElseThrow().descriptor();
         assertThat(d.exports().stream().map(ModuleDescriptor.Exports::source))
-                .contains("io.latchkey", "io.latchkey.spi", "io.latchkey.mem").doesNotContain("io.latchkey.core");
+                .contains("io.latchkey", "io.latchkey.spi", "io.latchkey.mem")
+                .doesNotContain("io.latchkey.core");
         assertThat(d.uses()).contains(LockBackendProvider.class.getName());
         assertThat(d.provides()).anySatisfy(p -> {
             assertThat(p.service()).isEqualTo(LockBackendProvider.class.getName());
@@ -54,11 +62,13 @@ class PackagedJarIT {
     @DisplayName("on the module path, ServiceLoader finds the mem: provider through module-info")
     void serviceLoaderFindsTheProviderOnTheModulePath() throws Exception {
         ModuleFinder finder = ModuleFinder.of(packagedJar(), slf4jJar());
-        Configuration cf = ModuleLayer.boot().configuration().resolveAndBind(finder, ModuleFinder.of(), Set.of("io.latchkey"));
+        Configuration cf =
+                ModuleLayer.boot().configuration().resolveAndBind(finder, ModuleFinder.of(), Set.of("io.latchkey"));
         ModuleLayer layer = ModuleLayer.boot().defineModulesWithOneLoader(cf, ClassLoader.getPlatformClassLoader());
         Class<?> service = layer.findLoader("io.latchkey").loadClass("io.latchkey.spi.LockBackendProvider");
         List<String> found = ServiceLoader.load(layer, service).stream()
-                .map(p -> p.type().getName()).collect(Collectors.toList());
+                .map(p -> p.type().getName())
+                .collect(Collectors.toList());
         assertThat(found).contains("io.latchkey.mem.MemoryBackendProvider");
         assertThat(layer.findModule("io.latchkey").orElseThrow().isNamed()).isTrue();
     }
@@ -66,8 +76,14 @@ class PackagedJarIT {
     @Test
     @DisplayName("on the class path, Latchkey.connect(\"mem:\") works from the packaged jar")
     void connectWorksFromThePackagedJar() throws Exception {
-        assertThat(Latchkey.class.getProtectionDomain().getCodeSource().getLocation().getPath()).endsWith(".jar");
-        try (LockClient c = Latchkey.connect("mem:"); LockHandle h = c.lock("it").tryAcquire().orElseThrow()) {
+        assertThat(Latchkey.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .getPath())
+                .endsWith(".jar");
+        try (LockClient c = Latchkey.connect("mem:");
+                LockHandle h = c.lock("it").tryAcquire().orElseThrow()) {
             assertThat(h.isValid()).isTrue();
         }
     }

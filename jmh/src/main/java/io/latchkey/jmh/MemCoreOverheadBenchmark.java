@@ -72,8 +72,10 @@ public class MemCoreOverheadBenchmark {
         public void open(MemCoreOverheadBenchmark b) {
             String name = "bench-" + NAMES.incrementAndGet();
             renewing = b.client.lock(name + "/renewing");
-            plain = b.client.lock(name + "/plain", LockOptions.builder().autoRenew(false).build());
-            request = new AcquireRequest(name + "/raw", "raw-owner-" + name, Duration.ofSeconds(30), Fairness.PREFERRED);
+            plain = b.client.lock(
+                    name + "/plain", LockOptions.builder().autoRenew(false).build());
+            request =
+                    new AcquireRequest(name + "/raw", "raw-owner-" + name, Duration.ofSeconds(30), Fairness.PREFERRED);
         }
     }
 

@@ -30,8 +30,7 @@ import java.util.concurrent.TimeUnit;
 final class AcquireLoop {
     private static final long MIN_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private AcquireLoop() {
-    }
+    private AcquireLoop() {}
 
     /**
      * @param waitNanos     0 for a single attempt that never blocks; Long.MAX_VALUE for no limit
@@ -66,7 +65,7 @@ final class AcquireLoop {
             Busy lastBusy = null;
             RuntimeException lastError = null;
             int attempts = 0;
-            for (;;) {
+            for (; ; ) {
                 long remaining = deadline - System.nanoTime();
                 long startNanos = c.time.nanoTime();
                 AcquireResult result;
@@ -82,13 +81,21 @@ final class AcquireLoop {
                 }
                 if (result instanceof Grant g) {
                     checkGrant(c, request, g);
-                    HeldLock h = new HeldLock(c, g, o, gate, startNanos,
+                    HeldLock h = new HeldLock(
+                            c,
+                            g,
+                            o,
+                            gate,
+                            startNanos,
                             o.reentrancy() == Reentrancy.PER_THREAD ? Thread.currentThread() : null);
                     c.register(h);
                     granted = true;
                     h.start();
                     if (c.isClosed()) {
-                        h.markLost(io.latchkey.LockLoss.Reason.CLIENT_CLOSED, "the LockClient was closed during acquisition", null);
+                        h.markLost(
+                                io.latchkey.LockLoss.Reason.CLIENT_CLOSED,
+                                "the LockClient was closed during acquisition",
+                                null);
                         c.releaseQuietly(g);
                         c.checkOpen(name);
                     }
@@ -116,7 +123,9 @@ final class AcquireLoop {
                 }
                 long pause = Math.min(checkedDelay(delays.next()), remaining);
                 if (result != null && lastBusy.retryAfter() != null) {
-                    pause = Math.min(pause, Math.max(MIN_PAUSE_NANOS, lastBusy.retryAfter().toNanos()));
+                    pause = Math.min(
+                            pause,
+                            Math.max(MIN_PAUSE_NANOS, lastBusy.retryAfter().toNanos()));
                 }
                 if (result == null) {
                     TimeUnit.NANOSECONDS.sleep(pause); // the store is unreachable: no one to notify us
@@ -167,13 +176,22 @@ final class AcquireLoop {
         return d.compareTo(io.latchkey.Durations.MAX_WAIT) > 0 ? Long.MAX_VALUE : d.toNanos();
     }
 
-    private static CoreHandle timedOut(CoreLockClient c, String name, long begin, int attempts, Busy busy,
-                                       LocalGates.Gate gate, boolean localBusy, boolean exhausted,
-                                       boolean throwOnTimeout) {
+    private static CoreHandle timedOut(
+            CoreLockClient c,
+            String name,
+            long begin,
+            int attempts,
+            Busy busy,
+            LocalGates.Gate gate,
+            boolean localBusy,
+            boolean exhausted,
+            boolean throwOnTimeout) {
         long waited = System.nanoTime() - begin;
         LockTimeoutException e = new LockTimeoutException(
                 timeoutMessage(c, name, waited, attempts, busy, gate, localBusy, exhausted),
-                name, c.backend(), Duration.ofNanos(waited));
+                name,
+                c.backend(),
+                Duration.ofNanos(waited));
         if (throwOnTimeout) {
             throw e; // reported to listeners by acquire's finally block
         }
@@ -182,13 +200,26 @@ final class AcquireLoop {
     }
 
     /** HikariCP-style: say what was seen, so a timeout can be diagnosed from the message alone. */
-    private static String timeoutMessage(CoreLockClient c, String name, long waitedNanos, int attempts, Busy busy,
-                                         LocalGates.Gate gate, boolean localBusy, boolean exhausted) {
+    private static String timeoutMessage(
+            CoreLockClient c,
+            String name,
+            long waitedNanos,
+            int attempts,
+            Busy busy,
+            LocalGates.Gate gate,
+            boolean localBusy,
+            boolean exhausted) {
         StringBuilder sb = new StringBuilder(160);
-        sb.append(exhausted ? "Gave up on lock " : "Timed out after ").append(exhausted ? "" : Duration.ofNanos(waitedNanos) + " waiting for lock ")
-                .append(LockNames.quote(name)).append(" on ").append(c.backend()).append(": ");
+        sb.append(exhausted ? "Gave up on lock " : "Timed out after ")
+                .append(exhausted ? "" : Duration.ofNanos(waitedNanos) + " waiting for lock ")
+                .append(LockNames.quote(name))
+                .append(" on ")
+                .append(c.backend())
+                .append(": ");
         if (exhausted) {
-            sb.append("the retry strategy ran out of delays after ").append(Duration.ofNanos(waitedNanos)).append("; ");
+            sb.append("the retry strategy ran out of delays after ")
+                    .append(Duration.ofNanos(waitedNanos))
+                    .append("; ");
         }
         if (localBusy) {
             sb.append("this client already holds it or is acquiring it");
@@ -208,10 +239,15 @@ final class AcquireLoop {
         return sb.toString();
     }
 
-    private static BackendUnavailableException unavailable(CoreLockClient c, String name, long begin, int attempts,
-                                                           RuntimeException last) {
-        return new BackendUnavailableException("Could not acquire lock " + LockNames.quote(name) + " on " + c.backend()
-                + ": the store could not be used (" + attempts + " attempts in " + Duration.ofNanos(System.nanoTime() - begin)
-                + "); last error: " + io.latchkey.spi.Redaction.redact(last.getMessage()), name, c.backend(), last);
+    private static BackendUnavailableException unavailable(
+            CoreLockClient c, String name, long begin, int attempts, RuntimeException last) {
+        return new BackendUnavailableException(
+                "Could not acquire lock " + LockNames.quote(name) + " on " + c.backend()
+                        + ": the store could not be used (" + attempts + " attempts in "
+                        + Duration.ofNanos(System.nanoTime() - begin)
+                        + "); last error: " + io.latchkey.spi.Redaction.redact(last.getMessage()),
+                name,
+                c.backend(),
+                last);
     }
 }

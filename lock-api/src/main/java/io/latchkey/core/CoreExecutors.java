@@ -29,10 +29,20 @@ final class CoreExecutors {
 
     CoreExecutors() {
         scheduler = new DeadlineTimer(DaemonThreads.factory("latchkey-watchdog"));
-        workers = new ThreadPoolExecutor(RENEWAL_THREADS, RENEWAL_THREADS, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), DaemonThreads.factory("latchkey-renewal"));
+        workers = new ThreadPoolExecutor(
+                RENEWAL_THREADS,
+                RENEWAL_THREADS,
+                30,
+                TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(),
+                DaemonThreads.factory("latchkey-renewal"));
         workers.allowCoreThreadTimeOut(true);
-        async = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        async = new ThreadPoolExecutor(
+                0,
+                Integer.MAX_VALUE,
+                60,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
                 DaemonThreads.factory("latchkey-async"));
     }
 
@@ -41,5 +51,4 @@ final class CoreExecutors {
         workers.shutdown();
         async.shutdownNow();
     }
-
 }

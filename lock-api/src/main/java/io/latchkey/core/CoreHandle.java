@@ -25,19 +25,40 @@ final class CoreHandle implements LockHandle {
         this.held = held;
     }
 
-    @Override public String name() { return held.name(); }
+    @Override
+    public String name() {
+        return held.name();
+    }
 
-    @Override public long fencingToken() { return held.grant.fencingToken(); }
+    @Override
+    public long fencingToken() {
+        return held.grant.fencingToken();
+    }
 
-    @Override public String owner() { return held.grant.owner(); }
+    @Override
+    public String owner() {
+        return held.grant.owner();
+    }
 
-    @Override public Instant acquiredAt() { return held.acquiredAt(); }
+    @Override
+    public Instant acquiredAt() {
+        return held.acquiredAt();
+    }
 
-    @Override public Instant validUntil() { return held.validUntil(); }
+    @Override
+    public Instant validUntil() {
+        return held.validUntil();
+    }
 
-    @Override public Duration remaining() { return released.get() ? Duration.ZERO : held.remaining(); }
+    @Override
+    public Duration remaining() {
+        return released.get() ? Duration.ZERO : held.remaining();
+    }
 
-    @Override public boolean isValid() { return !released.get() && held.isValid(); }
+    @Override
+    public boolean isValid() {
+        return !released.get() && held.isValid();
+    }
 
     @Override
     public boolean renew() {
@@ -66,8 +87,12 @@ final class CoreHandle implements LockHandle {
         try {
             release();
         } catch (RuntimeException e) {
-            log.warn("Could not release lock '{}' (token {}) on {}; it will expire by its lease", name(),
-                    fencingToken(), held.client.backend(), e);
+            log.warn(
+                    "Could not release lock '{}' (token {}) on {}; it will expire by its lease",
+                    name(),
+                    fencingToken(),
+                    held.client.backend(),
+                    e);
         }
     }
 

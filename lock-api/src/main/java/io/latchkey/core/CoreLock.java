@@ -122,7 +122,8 @@ final class CoreLock implements DistributedLock {
     }
 
     @Override
-    public <T> T runExclusive(Duration wait, Function<? super LockHandle, ? extends T> task) throws InterruptedException {
+    public <T> T runExclusive(Duration wait, Function<? super LockHandle, ? extends T> task)
+            throws InterruptedException {
         if (task == null) {
             throw new IllegalArgumentException("task must not be null");
         }
@@ -144,7 +145,8 @@ final class CoreLock implements DistributedLock {
     public Lock asJavaLock() {
         JavaLockView view = javaLock;
         if (view == null) {
-            LockOptions reentrant = options.reentrancy() == Reentrancy.PER_THREAD ? options
+            LockOptions reentrant = options.reentrancy() == Reentrancy.PER_THREAD
+                    ? options
                     : options.toBuilder().reentrancy(Reentrancy.PER_THREAD).build();
             view = new JavaLockView(new CoreLock(client, name, reentrant));
             javaLock = view;

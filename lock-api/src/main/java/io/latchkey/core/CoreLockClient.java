@@ -9,8 +9,8 @@ import io.latchkey.LockInfo;
 import io.latchkey.LockListener;
 import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
-import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.Redaction;
 import io.latchkey.spi.TimeSource;
@@ -47,10 +47,10 @@ public final class CoreLockClient implements LockClient {
     final ConcurrentHashMap<String, HeldLock> active = new ConcurrentHashMap<>();
     /** Losses reported for grants not registered yet, by name and owner; dropped after EARLY_LOSS_TTL. */
     private final ConcurrentHashMap<String, EarlyLoss> earlyLosses = new ConcurrentHashMap<>();
+
     private static final long EARLY_LOSS_TTL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
 
-    private record EarlyLoss(LockLoss.Reason reason, String detail, Throwable cause, long atNanos) {
-    }
+    private record EarlyLoss(LockLoss.Reason reason, String detail, Throwable cause, long atNanos) {}
 
     private final String description;
     private final Set<Capability> capabilities;
@@ -111,8 +111,8 @@ public final class CoreLockClient implements LockClient {
         }
         checkOpen(null);
         if (!capabilities.contains(Capability.LISTING)) {
-            throw new UnsupportedOperationException("listing locks is not supported by " + description
-                    + " (capability LISTING not claimed)");
+            throw new UnsupportedOperationException(
+                    "listing locks is not supported by " + description + " (capability LISTING not claimed)");
         }
         return backend.list(prefix);
     }
@@ -202,7 +202,11 @@ public final class CoreLockClient implements LockClient {
         try {
             backend.release(grant);
         } catch (RuntimeException | Error e) { // NOPMD: best effort, often on a worker thread nobody watches
-            log.debug("Best-effort release of lock '{}' on {} failed; it expires by its lease", grant.name(), description, e);
+            log.debug(
+                    "Best-effort release of lock '{}' on {} failed; it expires by its lease",
+                    grant.name(),
+                    description,
+                    e);
         }
     }
 

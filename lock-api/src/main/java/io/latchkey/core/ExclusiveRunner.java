@@ -2,8 +2,8 @@ package io.latchkey.core;
 
 import io.latchkey.LockException;
 import io.latchkey.LockHandle;
-import io.latchkey.LockLostException;
 import io.latchkey.LockLoss;
+import io.latchkey.LockLostException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -17,10 +17,10 @@ import java.util.function.Function;
  * interrupt was or will be sent) or waits for INTERRUPTED and then clears the interrupt it caused.
  */
 final class ExclusiveRunner {
-    private ExclusiveRunner() {
-    }
+    private ExclusiveRunner() {}
 
-    static <T> T run(CoreLock lock, Duration wait, Function<? super LockHandle, ? extends T> task) throws InterruptedException {
+    static <T> T run(CoreLock lock, Duration wait, Function<? super LockHandle, ? extends T> task)
+            throws InterruptedException {
         CoreHandle handle = (CoreHandle) lock.acquire(wait);
         Interrupter interrupter = new Interrupter(Thread.currentThread());
         handle.onLost(loss -> interrupter.interrupt());
@@ -48,7 +48,11 @@ final class ExclusiveRunner {
             throw err;
         }
         if (failure != null) { // a checked exception thrown sneakily
-            throw new LockException("task under lock '" + lock.name() + "' failed", lock.name(), lock.client().backend(), failure);
+            throw new LockException(
+                    "task under lock '" + lock.name() + "' failed",
+                    lock.name(),
+                    lock.client().backend(),
+                    failure);
         }
         return result;
     }

@@ -66,8 +66,13 @@ final class HeldLock {
 
     private volatile int state = ACTIVE; // written under stateLock
 
-    HeldLock(CoreLockClient client, Grant grant, LockOptions options, LocalGates.Gate gate, long startNanos,
-             @Nullable Thread reentrantOwner) {
+    HeldLock(
+            CoreLockClient client,
+            Grant grant,
+            LockOptions options,
+            LocalGates.Gate gate,
+            long startNanos,
+            @Nullable Thread reentrantOwner) {
         this.client = client;
         this.grant = grant;
         this.options = options;
@@ -145,7 +150,7 @@ final class HeldLock {
 
     /** Adds a reentrant hold if still active; the grant is released in the store when the last hold goes. */
     boolean addHold() {
-        for (;;) {
+        for (; ; ) {
             int h = holds.get();
             if (h <= 0 || state != ACTIVE) {
                 return false;
@@ -213,7 +218,13 @@ final class HeldLock {
                 client.completeOffTimerThread(f, l);
             }
             try {
-                log.warn("Lock '{}' (token {}) on {} was lost: {} - {}", name(), grant.fencingToken(), client.backend(), reason, detail);
+                log.warn(
+                        "Lock '{}' (token {}) on {} was lost: {} - {}",
+                        name(),
+                        grant.fencingToken(),
+                        client.backend(),
+                        reason,
+                        detail);
                 client.listeners.lost(l);
             } finally {
                 if (reason == LockLoss.Reason.RENEWAL_FAILED || reason == LockLoss.Reason.EXPIRED) {

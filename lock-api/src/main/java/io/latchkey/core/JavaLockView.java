@@ -28,7 +28,7 @@ final class JavaLockView implements Lock {
     public void lock() {
         boolean interrupted = false;
         try {
-            for (;;) {
+            for (; ; ) {
                 try {
                     holds.get().push(lock.acquire());
                     return;
@@ -72,20 +72,25 @@ final class JavaLockView implements Lock {
         ArrayDeque<LockHandle> mine = holds.get();
         LockHandle h = mine.poll();
         if (h == null) {
-            throw new IllegalMonitorStateException("lock '" + lock.name() + "' on " + lock.client().backend()
-                    + " is not held by thread " + Thread.currentThread().getName());
+            throw new IllegalMonitorStateException(
+                    "lock '" + lock.name() + "' on " + lock.client().backend() + " is not held by thread "
+                            + Thread.currentThread().getName());
         }
         if (mine.isEmpty()) {
             holds.remove();
         }
         if (!h.release()) {
-            log.warn("unlock() of lock '{}' on {}: the lock had already been lost", lock.name(), lock.client().backend());
+            log.warn(
+                    "unlock() of lock '{}' on {}: the lock had already been lost",
+                    lock.name(),
+                    lock.client().backend());
         }
     }
 
     @Override
     public Condition newCondition() {
-        throw new UnsupportedOperationException("conditions are not supported by distributed locks ('" + lock.name() + "')");
+        throw new UnsupportedOperationException(
+                "conditions are not supported by distributed locks ('" + lock.name() + "')");
     }
 
     @Override

@@ -14,19 +14,19 @@ import java.util.TreeSet;
 final class KnownProviders {
 
     /** One artifact: its Maven coordinates, the package of its provider, and the schemes it serves. */
-    record Artifact(String coordinates, String providerPackage, Set<String> schemes) {
-    }
+    record Artifact(String coordinates, String providerPackage, Set<String> schemes) {}
 
     static final List<Artifact> ARTIFACTS = List.of(
             new Artifact("io.latchkey:lock-api", "io.latchkey.mem.", Set.of("mem")),
-            new Artifact("io.latchkey:lock-jdbc", "io.latchkey.jdbc.",
+            new Artifact(
+                    "io.latchkey:lock-jdbc",
+                    "io.latchkey.jdbc.",
                     Set.of("jdbc:postgresql", "jdbc:mysql", "jdbc:mariadb", "jdbc:h2")),
             new Artifact("io.latchkey:lock-redis", "io.latchkey.redis.", Set.of("redis", "rediss", "redlock")),
             new Artifact("io.latchkey:lock-zookeeper", "io.latchkey.zookeeper.", Set.of("zookeeper")),
             new Artifact("io.latchkey:lock-etcd", "io.latchkey.etcd.", Set.of("etcd", "etcds")));
 
-    private KnownProviders() {
-    }
+    private KnownProviders() {}
 
     /** The artifact that serves a scheme, if it is one of Latchkey's. */
     static Optional<Artifact> forScheme(String scheme) {
@@ -38,7 +38,9 @@ final class KnownProviders {
         if (className == null) {
             return Optional.empty();
         }
-        return ARTIFACTS.stream().filter(a -> className.startsWith(a.providerPackage())).findFirst();
+        return ARTIFACTS.stream()
+                .filter(a -> className.startsWith(a.providerPackage()))
+                .findFirst();
     }
 
     /** Every scheme Latchkey's artifacts serve, sorted. */

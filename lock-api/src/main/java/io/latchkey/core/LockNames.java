@@ -8,16 +8,17 @@ package io.latchkey.core;
 public final class LockNames {
     public static final int MAX_UTF8_BYTES = 255;
 
-    private LockNames() {
-    }
+    private LockNames() {}
 
     /** Returns the name if valid, else throws an {@link IllegalArgumentException} that says what is allowed. */
     public static String check(String name) {
         if (name == null) {
-            throw new IllegalArgumentException("lock name must not be null; a name is 1-255 UTF-8 bytes without control characters");
+            throw new IllegalArgumentException(
+                    "lock name must not be null; a name is 1-255 UTF-8 bytes without control characters");
         }
         if (name.isEmpty()) {
-            throw new IllegalArgumentException("lock name must not be empty; a name is 1-255 UTF-8 bytes without control characters");
+            throw new IllegalArgumentException(
+                    "lock name must not be empty; a name is 1-255 UTF-8 bytes without control characters");
         }
         int bytes = 0;
         for (int i = 0; i < name.length(); i++) {
@@ -47,7 +48,8 @@ public final class LockNames {
             }
             if (bytes > MAX_UTF8_BYTES) {
                 throw new IllegalArgumentException("lock name is too long: more than " + MAX_UTF8_BYTES
-                        + " UTF-8 bytes (" + name.length() + " chars, starting " + quote(name.substring(0, 20)) + "...); "
+                        + " UTF-8 bytes (" + name.length() + " chars, starting " + quote(name.substring(0, 20))
+                        + "...); "
                         + "at most " + MAX_UTF8_BYTES + " bytes are allowed");
             }
         }

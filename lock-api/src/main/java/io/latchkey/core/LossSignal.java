@@ -30,11 +30,13 @@ final class LossSignal {
     }
 
     private volatile @Nullable LockLoss loss;
+
     @SuppressWarnings("unused") // accessed through FUTURE
     private volatile @Nullable CompletableFuture<LockLoss> future;
 
     /** Publishes the loss (once); returns the future to complete if someone has already asked for it. */
-    @Nullable CompletableFuture<LockLoss> publish(LockLoss l) {
+    @Nullable
+    CompletableFuture<LockLoss> publish(LockLoss l) {
         loss = l;
         @SuppressWarnings("unchecked")
         CompletableFuture<LockLoss> f = (CompletableFuture<LockLoss>) FUTURE.getVolatile(this);
@@ -48,7 +50,8 @@ final class LossSignal {
         if (f == null) {
             CompletableFuture<LockLoss> created = new CompletableFuture<>();
             @SuppressWarnings("unchecked")
-            CompletableFuture<LockLoss> witness = (CompletableFuture<LockLoss>) FUTURE.compareAndExchange(this, null, created);
+            CompletableFuture<LockLoss> witness =
+                    (CompletableFuture<LockLoss>) FUTURE.compareAndExchange(this, null, created);
             f = witness == null ? created : witness;
         }
         LockLoss l = loss;

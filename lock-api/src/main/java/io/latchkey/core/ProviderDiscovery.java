@@ -41,16 +41,16 @@ final class ProviderDiscovery {
 
     private static final Logger log = LoggerFactory.getLogger(ProviderRegistry.class);
 
-    private ProviderDiscovery() {
-    }
+    private ProviderDiscovery() {}
 
     static List<Discovered> discover(ClassLoader loader) {
         ClassLoader cl = loader != null ? loader : ClassLoader.getSystemClassLoader();
         List<Discovered> out = new ArrayList<>();
         List<Throwable> errors = new ArrayList<>();
         Set<String> loaded = new HashSet<>();
-        Iterator<LockBackendProvider> it = ServiceLoader.load(LockBackendProvider.class, cl).iterator();
-        for (;;) {
+        Iterator<LockBackendProvider> it =
+                ServiceLoader.load(LockBackendProvider.class, cl).iterator();
+        for (; ; ) {
             try {
                 if (!it.hasNext()) {
                     break;
@@ -92,7 +92,8 @@ final class ProviderDiscovery {
             }
         }
         for (Throwable e : errors) {
-            boolean named = explained.stream().anyMatch(n -> String.valueOf(e.getMessage()).contains(n));
+            boolean named = explained.stream()
+                    .anyMatch(n -> String.valueOf(e.getMessage()).contains(n));
             // a bare LinkageError names no provider: an entry that failed again above is the one it came from
             boolean bare = e instanceof LinkageError && !explained.isEmpty();
             if (!named && !bare) {
@@ -107,7 +108,8 @@ final class ProviderDiscovery {
         try {
             Class<?> type = Class.forName(className, false, cl);
             if (!LockBackendProvider.class.isAssignableFrom(type)) {
-                return new ServiceConfigurationError(className + " does not implement " + LockBackendProvider.class.getName());
+                return new ServiceConfigurationError(
+                        className + " does not implement " + LockBackendProvider.class.getName());
             }
             type.getConstructor().newInstance();
             return null;
@@ -132,8 +134,9 @@ final class ProviderDiscovery {
         }
         while (files.hasMoreElements()) {
             URL file = files.nextElement();
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(file.openStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null;) {
+            try (BufferedReader r =
+                    new BufferedReader(new InputStreamReader(file.openStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
                     int hash = line.indexOf('#');
                     String name = (hash >= 0 ? line.substring(0, hash) : line).strip();
                     if (!name.isEmpty()) {
@@ -166,10 +169,12 @@ final class ProviderDiscovery {
                             + t.getClass().getSimpleName() + ")";
                 }
                 if (!missing.startsWith("Could not initialize class")) {
-                    return "a class it needs, " + missing + ", is not on the class path (" + t.getClass().getSimpleName() + ")";
+                    return "a class it needs, " + missing + ", is not on the class path ("
+                            + t.getClass().getSimpleName() + ")";
                 }
             }
-            if (t instanceof NoSuchMethodException && String.valueOf(t.getMessage()).endsWith(".<init>()")) {
+            if (t instanceof NoSuchMethodException
+                    && String.valueOf(t.getMessage()).endsWith(".<init>()")) {
                 return "it has no public no-argument constructor";
             }
             root = t;

@@ -37,8 +37,7 @@ public final class ProviderRegistry {
 
     private static final Logger log = LoggerFactory.getLogger(ProviderRegistry.class);
 
-    private ProviderRegistry() {
-    }
+    private ProviderRegistry() {}
 
     /**
      * A provider that was found, or one that failed to load and why.
@@ -62,7 +61,9 @@ public final class ProviderRegistry {
             if (provider != null) {
                 return provider.schemes();
             }
-            return KnownProviders.forProviderClass(failedName).map(KnownProviders.Artifact::schemes).orElse(Set.of());
+            return KnownProviders.forProviderClass(failedName)
+                    .map(KnownProviders.Artifact::schemes)
+                    .orElse(Set.of());
         }
 
         /**
@@ -85,7 +86,8 @@ public final class ProviderRegistry {
         private String origin() {
             var artifact = KnownProviders.forProviderClass(failedName);
             if (artifact.isPresent()) {
-                return "schemes " + String.join(", ", new TreeSet<>(artifact.get().schemes())) + "; "
+                return "schemes "
+                        + String.join(", ", new TreeSet<>(artifact.get().schemes())) + "; "
                         + artifact.get().coordinates();
             }
             return "schemes unknown until it loads" + (listedIn == null ? "" : "; listed in " + jarOf(listedIn));
@@ -94,7 +96,9 @@ public final class ProviderRegistry {
         private static String jarOf(URL servicesFile) {
             String s = servicesFile.toString();
             int bang = s.indexOf("!/");
-            String path = bang >= 0 ? s.substring(0, bang) : s.substring(0, Math.max(0, s.length() - ProviderDiscovery.SERVICE_FILE.length()));
+            String path = bang >= 0
+                    ? s.substring(0, bang)
+                    : s.substring(0, Math.max(0, s.length() - ProviderDiscovery.SERVICE_FILE.length()));
             String trimmed = path.replaceAll("/+$", "");
             return trimmed.substring(trimmed.lastIndexOf('/') + 1);
         }
@@ -111,7 +115,8 @@ public final class ProviderRegistry {
         if (scheme.equals("jdbc")) {
             int next = uri.indexOf(':', colon + 1);
             if (next < 0) {
-                throw new IllegalArgumentException("JDBC URL " + quoteUri(uri) + " has no sub-protocol; expected jdbc:postgresql:, jdbc:mysql:, jdbc:mariadb: or jdbc:h2:");
+                throw new IllegalArgumentException("JDBC URL " + quoteUri(uri)
+                        + " has no sub-protocol; expected jdbc:postgresql:, jdbc:mysql:, jdbc:mariadb: or jdbc:h2:");
             }
             scheme = "jdbc:" + uri.substring(colon + 1, next).toLowerCase(Locale.ROOT);
         }
@@ -120,7 +125,9 @@ public final class ProviderRegistry {
 
     /** The artifact that serves a scheme, for the "add this dependency" hint; null if not one of Latchkey's. */
     static String artifactFor(String scheme) {
-        return KnownProviders.forScheme(scheme).map(KnownProviders.Artifact::coordinates).orElse(null);
+        return KnownProviders.forScheme(scheme)
+                .map(KnownProviders.Artifact::coordinates)
+                .orElse(null);
     }
 
     /**
@@ -139,7 +146,8 @@ public final class ProviderRegistry {
      */
     public static LockBackend create(String uriText, Map<String, String> settings, ClassLoader loader) {
         if (uriText == null || uriText.isBlank()) {
-            throw new IllegalArgumentException("backend URI must not be null or blank; for example mem: or redis://localhost:6379");
+            throw new IllegalArgumentException(
+                    "backend URI must not be null or blank; for example mem: or redis://localhost:6379");
         }
         if (settings == null) {
             throw new IllegalArgumentException("settings must not be null; pass Map.of()");
@@ -160,8 +168,12 @@ public final class ProviderRegistry {
                 if (chosen == null) {
                     chosen = d.provider();
                 } else {
-                    log.warn("Both {} and {} serve scheme '{}'; using the first. Set {} to choose.",
-                            chosen.getClass().getName(), d.provider().getClass().getName(), scheme, PROVIDER_OVERRIDE);
+                    log.warn(
+                            "Both {} and {} serve scheme '{}'; using the first. Set {} to choose.",
+                            chosen.getClass().getName(),
+                            d.provider().getClass().getName(),
+                            scheme,
+                            PROVIDER_OVERRIDE);
                 }
             }
         }
@@ -170,7 +182,8 @@ public final class ProviderRegistry {
         }
         for (Discovered d : found) {
             if (d.provider() == null && d.schemes().contains(scheme)) {
-                throw new LockException(failedToLoadMessage(uriText, scheme, d), null, Redaction.redact(uriText), d.failure());
+                throw new LockException(
+                        failedToLoadMessage(uriText, scheme, d), null, Redaction.redact(uriText), d.failure());
             }
         }
         throw new LockException(noProviderMessage(uriText, scheme, found), null, Redaction.redact(uriText));
@@ -181,31 +194,40 @@ public final class ProviderRegistry {
      * unreachable server). Only a missing class is translated, because its bare name says nothing about which
      * artifact's dependencies are incomplete.
      */
-    private static LockBackend createWith(LockBackendProvider provider, String scheme, URI uri, String uriText,
-                                          Map<String, String> settings) {
+    private static LockBackend createWith(
+            LockBackendProvider provider, String scheme, URI uri, String uriText, Map<String, String> settings) {
         String name = provider.getClass().getName();
         LockBackend backend;
         try {
             backend = provider.create(uri, settings);
         } catch (LinkageError e) {
-            String artifact = KnownProviders.forProviderClass(name).map(KnownProviders.Artifact::coordinates).orElse(null);
-            throw new LockException("Latchkey backend provider " + name + " for scheme '" + scheme + "' (URI "
-                    + quoteUri(uriText) + ") loaded, but could not create the backend: "
-                    + ProviderDiscovery.rootCause(name, e) + "; put the dependencies of "
-                    + (artifact != null ? artifact : "the artifact that holds " + name) + " on the class path too",
-                    null, Redaction.redact(uriText), e);
+            String artifact = KnownProviders.forProviderClass(name)
+                    .map(KnownProviders.Artifact::coordinates)
+                    .orElse(null);
+            throw new LockException(
+                    "Latchkey backend provider " + name + " for scheme '" + scheme + "' (URI "
+                            + quoteUri(uriText) + ") loaded, but could not create the backend: "
+                            + ProviderDiscovery.rootCause(name, e) + "; put the dependencies of "
+                            + (artifact != null ? artifact : "the artifact that holds " + name)
+                            + " on the class path too",
+                    null,
+                    Redaction.redact(uriText),
+                    e);
         }
         if (backend == null) {
-            throw new LockException("Latchkey backend provider " + name + " returned no backend for "
-                    + quoteUri(uriText) + "; LockBackendProvider.create must return a backend or throw",
-                    null, Redaction.redact(uriText));
+            throw new LockException(
+                    "Latchkey backend provider " + name + " returned no backend for " + quoteUri(uriText)
+                            + "; LockBackendProvider.create must return a backend or throw",
+                    null,
+                    Redaction.redact(uriText));
         }
         return backend;
     }
 
     private static String failedToLoadMessage(String uriText, String scheme, Discovered failed) {
         String artifact = KnownProviders.forProviderClass(failed.failedName())
-                .map(KnownProviders.Artifact::coordinates).orElse("its artifact");
+                .map(KnownProviders.Artifact::coordinates)
+                .orElse("its artifact");
         return "The Latchkey backend for scheme '" + scheme + "' (URI " + quoteUri(uriText) + ") is on the class path, "
                 + "but its provider failed to load. " + failed.failureSentence() + ". Adding the dependency again "
                 + "will not help: make the class path complete (" + artifact + " and its own dependencies, in "
@@ -220,14 +242,22 @@ public final class ProviderRegistry {
             if (d.provider() != null) {
                 schemes.addAll(d.provider().schemes());
                 String name = d.provider().getClass().getName();
-                if (artifact != null && KnownProviders.forProviderClass(name)
-                        .filter(a -> a.coordinates().equals(artifact)).isPresent()) {
-                    present.add(name + " serves " + String.join(", ", new TreeSet<>(d.provider().schemes())));
+                if (artifact != null
+                        && KnownProviders.forProviderClass(name)
+                                .filter(a -> a.coordinates().equals(artifact))
+                                .isPresent()) {
+                    present.add(name + " serves "
+                            + String.join(", ", new TreeSet<>(d.provider().schemes())));
                 }
             }
         }
-        StringBuilder sb = new StringBuilder("No Latchkey backend serves scheme '").append(scheme).append("' (URI ")
-                .append(quoteUri(uriText)).append("). Schemes found: ").append(schemes.isEmpty() ? "none" : schemes).append('.');
+        StringBuilder sb = new StringBuilder("No Latchkey backend serves scheme '")
+                .append(scheme)
+                .append("' (URI ")
+                .append(quoteUri(uriText))
+                .append("). Schemes found: ")
+                .append(schemes.isEmpty() ? "none" : schemes)
+                .append('.');
         boolean someFailed = false;
         for (Discovered d : found) {
             if (d.provider() == null) {
@@ -237,17 +267,27 @@ public final class ProviderRegistry {
         }
         if (!present.isEmpty()) {
             // the artifact is there, an older or newer version of it that does not know this scheme
-            sb.append(' ').append(artifact).append(" is on the class path (").append(String.join("; ", present))
-                    .append(") but does not serve '").append(scheme).append("': use a version of ").append(artifact)
+            sb.append(' ')
+                    .append(artifact)
+                    .append(" is on the class path (")
+                    .append(String.join("; ", present))
+                    .append(") but does not serve '")
+                    .append(scheme)
+                    .append("': use a version of ")
+                    .append(artifact)
                     .append(" that does, or one of the schemes it serves.");
         } else if (artifact != null) {
             sb.append(" Add the dependency ").append(artifact).append(" to the class path.");
         } else {
-            sb.append(" Latchkey's own schemes are ").append(String.join(", ", KnownProviders.allSchemes()))
+            sb.append(" Latchkey's own schemes are ")
+                    .append(String.join(", ", KnownProviders.allSchemes()))
                     .append(". For another scheme add the artifact of a provider that serves it, or set ")
-                    .append(PROVIDER_OVERRIDE).append(" to a LockBackendProvider class name.");
+                    .append(PROVIDER_OVERRIDE)
+                    .append(" to a LockBackendProvider class name.");
             if (someFailed) {
-                sb.append(" If a provider that failed to load above serves '").append(scheme).append("', fix it first.");
+                sb.append(" If a provider that failed to load above serves '")
+                        .append(scheme)
+                        .append("', fix it first.");
             }
         }
         return sb.toString();
@@ -262,14 +302,18 @@ public final class ProviderRegistry {
             }
             return (LockBackendProvider) type.getDeclaredConstructor().newInstance();
         } catch (ClassNotFoundException e) {
-            throw new IllegalArgumentException(PROVIDER_OVERRIDE + "=" + className + " could not be loaded: no class of "
-                    + "that name is on the class path; name a LockBackendProvider class, for example "
-                    + "io.latchkey.mem.MemoryBackendProvider", e);
+            throw new IllegalArgumentException(
+                    PROVIDER_OVERRIDE + "=" + className + " could not be loaded: no class of "
+                            + "that name is on the class path; name a LockBackendProvider class, for example "
+                            + "io.latchkey.mem.MemoryBackendProvider",
+                    e);
         } catch (ReflectiveOperationException | LinkageError e) {
-            throw new IllegalArgumentException(PROVIDER_OVERRIDE + "=" + className
-                    + " could not be loaded: " + ProviderDiscovery.rootCause(className, e)
-                    + "; it must be on the class path, implement " + LockBackendProvider.class.getName()
-                    + " and have a public no-argument constructor", e);
+            throw new IllegalArgumentException(
+                    PROVIDER_OVERRIDE + "=" + className
+                            + " could not be loaded: " + ProviderDiscovery.rootCause(className, e)
+                            + "; it must be on the class path, implement " + LockBackendProvider.class.getName()
+                            + " and have a public no-argument constructor",
+                    e);
         }
     }
 
@@ -279,8 +323,10 @@ public final class ProviderRegistry {
         try {
             return new URI(text);
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("backend URI " + quoteUri(uriText) + " is malformed: "
-                    + Redaction.redact(e.getReason()) + " at index " + e.getIndex(), null);
+            throw new IllegalArgumentException(
+                    "backend URI " + quoteUri(uriText) + " is malformed: " + Redaction.redact(e.getReason())
+                            + " at index " + e.getIndex(),
+                    null);
         }
     }
 

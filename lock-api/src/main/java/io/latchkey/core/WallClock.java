@@ -15,8 +15,7 @@ import org.slf4j.LoggerFactory;
 public final class WallClock {
     private static final Logger log = LoggerFactory.getLogger(WallClock.class);
 
-    private WallClock() {
-    }
+    private WallClock() {}
 
     /** The time source's wall clock, or empty if reading it failed, whatever it threw. */
     public static Optional<Instant> read(TimeSource time) {

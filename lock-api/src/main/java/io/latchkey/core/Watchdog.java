@@ -65,11 +65,13 @@ final class Watchdog {
         this.time = client.time;
         this.startNanos = startNanos;
         this.validUntilNanos = held.grant.validUntilNanos();
-        this.maxHoldEndNanos = options.maxHold().map(d -> Deadlines.saturatedAdd(startNanos, d.toNanos()))
+        this.maxHoldEndNanos = options.maxHold()
+                .map(d -> Deadlines.saturatedAdd(startNanos, d.toNanos()))
                 .orElse(Long.MAX_VALUE);
         long lease = options.lease().toNanos();
         // report a failed renewal this long before validity ends: a timer thread on a loaded machine runs late
-        this.guardNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(500), Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease / 10));
+        this.guardNanos =
+                Math.min(TimeUnit.MILLISECONDS.toNanos(500), Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease / 10));
     }
 
     /** Until when the grant is valid (monotonic); Long.MAX_VALUE: bound to a session, no deadline. */
@@ -139,7 +141,11 @@ final class Watchdog {
         try {
             result = client.backend.renew(held.grant, lease);
         } catch (RuntimeException e) { // an outage: retried until validity runs out (Errors end the grant at once)
-            log.debug("Renewal of lock '{}' on {} failed; retrying until its validity runs out", held.name(), client.backend(), e);
+            log.debug(
+                    "Renewal of lock '{}' on {} failed; retrying until its validity runs out",
+                    held.name(),
+                    client.backend(),
+                    e);
             held.stateLock.lock();
             try {
                 renewalInFlight = false;
@@ -229,7 +235,8 @@ final class Watchdog {
     }
 
     private long retryIntervalNanos() {
-        return Math.max(TimeUnit.MILLISECONDS.toNanos(10), options.renewInterval().toNanos() / 4);
+        return Math.max(
+                TimeUnit.MILLISECONDS.toNanos(10), options.renewInterval().toNanos() / 4);
     }
 
     // ---------------------------------------------------------------- the timer
@@ -242,7 +249,10 @@ final class Watchdog {
         }
         long lossAt = lossDeadline();
         long next = lossAt;
-        if (options.autoRenew() && !renewalInFlight && maxHoldEndNanos - nextRenewNanos > 0 && nextRenewNanos - next < 0) {
+        if (options.autoRenew()
+                && !renewalInFlight
+                && maxHoldEndNanos - nextRenewNanos > 0
+                && nextRenewNanos - next < 0) {
             next = nextRenewNanos;
         }
         if (next == Long.MAX_VALUE) {
@@ -307,12 +317,14 @@ final class Watchdog {
             boolean maxHoldReached = endsAtMaxHold || now - maxHoldEndNanos >= -guardNanos;
             if (!options.autoRenew() || maxHoldReached) {
                 lossReason = LockLoss.Reason.EXPIRED;
-                detail = maxHoldReached ? "max hold of " + options.maxHold().orElseThrow() + " reached"
+                detail = maxHoldReached
+                        ? "max hold of " + options.maxHold().orElseThrow() + " reached"
                         : "lease of " + options.lease() + " ran out (auto-renew is off)";
             } else {
                 lossReason = LockLoss.Reason.RENEWAL_FAILED;
                 cause = lastRenewalFailure;
-                detail = cause == null ? "no renewal succeeded before the lease ran out"
+                detail = cause == null
+                        ? "no renewal succeeded before the lease ran out"
                         : "renewals failed until the lease ran out: " + describe(cause);
             }
         } finally {
@@ -323,8 +335,11 @@ final class Watchdog {
 
     /** A failure inside the watchdog: the grant cannot be kept or timed any more, so it ends now, with the cause. */
     private void markLostAtOnce(String where, Throwable failure) {
-        if (held.markLost(LockLoss.Reason.RENEWAL_FAILED, where + " failed with " + describe(failure)
-                + "; the lock is reported lost at once rather than when its validity ends", failure)) {
+        if (held.markLost(
+                LockLoss.Reason.RENEWAL_FAILED,
+                where + " failed with " + describe(failure)
+                        + "; the lock is reported lost at once rather than when its validity ends",
+                failure)) {
             log.debug("Why lock '{}' (token {}) was reported lost", held.name(), held.grant.fencingToken(), failure);
         }
     }
@@ -332,7 +347,7 @@ final class Watchdog {
     /** A failure on one line, for a loss detail: its type and its message, with any password removed. */
     private static String describe(Throwable t) {
         String message = t.getMessage();
-        return t.getClass().getSimpleName() + (message == null || message.isBlank() ? ""
-                : ": " + StoreErrors.oneLine(Redaction.redact(message)));
+        return t.getClass().getSimpleName()
+                + (message == null || message.isBlank() ? "" : ": " + StoreErrors.oneLine(Redaction.redact(message)));
     }
 }

@@ -101,7 +101,9 @@ public final class MemoryStore {
     }
 
     String description() {
-        return name != null ? "mem:" + name : "mem:(private " + Integer.toHexString(System.identityHashCode(this)) + ")";
+        return name != null
+                ? "mem:" + name
+                : "mem:(private " + Integer.toHexString(System.identityHashCode(this)) + ")";
     }
 
     // ---------------------------------------------------------------- operations
@@ -145,7 +147,7 @@ public final class MemoryStore {
             Ticket me = new Ticket(s.lock.newCondition());
             s.queue.addLast(me);
             try {
-                for (;;) {
+                for (; ; ) {
                     now = time.nanoTime();
                     if (s.queue.peekFirst() == me && !s.isHeld(now)) {
                         s.queue.removeFirst();
@@ -198,8 +200,8 @@ public final class MemoryStore {
                 s.expiresAt = now + lease.toNanos();
                 return RenewResult.renewed(start + lease.toNanos());
             }
-            return RenewResult.notHeld(grant.owner().equals(s.forcedOwner)
-                    ? LockLoss.Reason.RELEASED_BY_ADMIN : LockLoss.Reason.EXPIRED);
+            return RenewResult.notHeld(
+                    grant.owner().equals(s.forcedOwner) ? LockLoss.Reason.RELEASED_BY_ADMIN : LockLoss.Reason.EXPIRED);
         } finally {
             s.lock.unlock();
         }
@@ -278,7 +280,8 @@ public final class MemoryStore {
         } finally {
             s.lock.unlock();
         }
-        holder.reportLost(lockName, owner, LockLoss.Reason.RELEASED_BY_ADMIN, "released by an administrator (forceRelease)");
+        holder.reportLost(
+                lockName, owner, LockLoss.Reason.RELEASED_BY_ADMIN, "released by an administrator (forceRelease)");
         return true;
     }
 
@@ -298,15 +301,23 @@ public final class MemoryStore {
             }
         });
         for (Object[] e : expired) {
-            ((MemoryBackend) e[0]).reportLost((String) e[1], (String) e[2], LockLoss.Reason.EXPIRED,
-                    "lease ran out on the virtual clock");
+            ((MemoryBackend) e[0])
+                    .reportLost(
+                            (String) e[1],
+                            (String) e[2],
+                            LockLoss.Reason.EXPIRED,
+                            "lease ran out on the virtual clock");
         }
     }
 
     private void checkAvailable(@Nullable String lockName) {
         if (!available) {
-            throw new BackendUnavailableException(description() + " is unavailable (simulated outage)"
-                    + (lockName == null ? "" : " for lock '" + lockName + "'"), lockName, description(), null);
+            throw new BackendUnavailableException(
+                    description() + " is unavailable (simulated outage)"
+                            + (lockName == null ? "" : " for lock '" + lockName + "'"),
+                    lockName,
+                    description(),
+                    null);
         }
     }
 
@@ -327,13 +338,20 @@ public final class MemoryStore {
         final ReentrantLock lock = new ReentrantLock();
         final Condition changed = lock.newCondition();
         final ArrayDeque<Ticket> queue = new ArrayDeque<>(2);
-        @Nullable String owner;
+
+        @Nullable
+        String owner;
+
         long token;
         long lastToken;
         long expiresAt;
         long acquiredNanos; // the wall-clock time is worked out when asked for (display only, see WallClock)
-        @Nullable MemoryBackend grantor;
-        @Nullable String forcedOwner;
+
+        @Nullable
+        MemoryBackend grantor;
+
+        @Nullable
+        String forcedOwner;
 
         boolean isHeld(long now) {
             return owner != null && now - expiresAt < 0;
@@ -377,13 +395,18 @@ public final class MemoryStore {
             }
         }
 
-        @Nullable LockInfo info(String lockName, long now) {
+        @Nullable
+        LockInfo info(String lockName, long now) {
             if (!isHeld(now)) {
                 return null;
             }
             // a clock that cannot be read leaves the display times out; the answer itself does not need them
             Optional<Instant> wall = WallClock.read(time);
-            return new LockInfo(lockName, heldBy(), token, wall.map(w -> w.minusNanos(now - acquiredNanos)),
+            return new LockInfo(
+                    lockName,
+                    heldBy(),
+                    token,
+                    wall.map(w -> w.minusNanos(now - acquiredNanos)),
                     wall.map(w -> w.plusNanos(expiresAt - now)));
         }
     }

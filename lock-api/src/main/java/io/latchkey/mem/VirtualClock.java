@@ -33,7 +33,8 @@ public final class VirtualClock implements TimeSource {
     /** Moves time forward and lets the stores on this clock expire what ran out. */
     public void advance(Duration by) {
         if (by == null || by.isNegative()) {
-            throw new IllegalArgumentException("a virtual clock only moves forward; advance by zero or more, was " + by);
+            throw new IllegalArgumentException(
+                    "a virtual clock only moves forward; advance by zero or more, was " + by);
         }
         nanos.addAndGet(by.toNanos());
         for (Runnable r : onAdvance) {

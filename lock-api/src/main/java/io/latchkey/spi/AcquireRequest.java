@@ -13,5 +13,4 @@ import java.time.Duration;
  * @param lease    the lease to grant
  * @param fairness the caller's fairness preference
  */
-public record AcquireRequest(String name, String owner, Duration lease, Fairness fairness) {
-}
+public record AcquireRequest(String name, String owner, Duration lease, Fairness fairness) {}

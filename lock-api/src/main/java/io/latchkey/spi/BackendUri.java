@@ -50,8 +50,14 @@ public final class BackendUri {
     private final Settings settings;
     private final String redacted;
 
-    private BackendUri(String scheme, List<HostPort> hosts, @Nullable String user, @Nullable String password, String path,
-            Settings settings, String redacted) {
+    private BackendUri(
+            String scheme,
+            List<HostPort> hosts,
+            @Nullable String user,
+            @Nullable String password,
+            String path,
+            Settings settings,
+            String redacted) {
         this.scheme = scheme;
         this.hosts = hosts;
         this.user = user;
@@ -68,7 +74,8 @@ public final class BackendUri {
      */
     public static URI toUri(String text) {
         if (text == null || text.isBlank()) {
-            throw new IllegalArgumentException("backend URI must not be null or blank; for example mem: or redis://localhost:6379");
+            throw new IllegalArgumentException(
+                    "backend URI must not be null or blank; for example mem: or redis://localhost:6379");
         }
         String t = text.strip();
         try {
@@ -207,8 +214,8 @@ public final class BackendUri {
         return at <= start ? s : s.substring(0, start + 2) + Redaction.MASK + s.substring(at);
     }
 
-    private static @Nullable String credential(String what, @Nullable String fromUserInfo, @Nullable String fromSettings,
-            String redacted) {
+    private static @Nullable String credential(
+            String what, @Nullable String fromUserInfo, @Nullable String fromSettings, String redacted) {
         String a = fromUserInfo == null || fromUserInfo.isEmpty() ? null : fromUserInfo;
         String b = fromSettings == null || fromSettings.isEmpty() ? null : fromSettings;
         if (a != null && b != null) {
@@ -233,7 +240,8 @@ public final class BackendUri {
             host = text.substring(1, close);
             if (close + 1 < text.length()) {
                 if (text.charAt(close + 1) != ':') {
-                    throw new IllegalArgumentException("expected ':' after ']' in '" + text + "' in '" + redacted + "'");
+                    throw new IllegalArgumentException(
+                            "expected ':' after ']' in '" + text + "' in '" + redacted + "'");
                 }
                 port = text.substring(close + 2);
             }
@@ -252,12 +260,14 @@ public final class BackendUri {
         try {
             p = Integer.parseInt(port);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("port '" + port + "' of host " + host + " in '" + redacted
-                    + "' is not a number between 1 and 65535", e);
+            throw new IllegalArgumentException(
+                    "port '" + port + "' of host " + host + " in '" + redacted
+                            + "' is not a number between 1 and 65535",
+                    e);
         }
         if (p < 1 || p > 65535) {
-            throw new IllegalArgumentException("port " + p + " of host " + host + " in '" + redacted
-                    + "' is not between 1 and 65535");
+            throw new IllegalArgumentException(
+                    "port " + p + " of host " + host + " in '" + redacted + "' is not between 1 and 65535");
         }
         return new HostPort(host, p);
     }

@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * @param retryAfter   how long the holder's grant has left if the store said (a waiter need not poll
  *                     before then), else {@code null}
  */
-public record Busy(@Nullable String holder, long holderToken, @Nullable Duration retryAfter) implements AcquireResult {
+public record Busy(
+        @Nullable String holder, long holderToken, @Nullable Duration retryAfter) implements AcquireResult {
     /** Busy, with nothing known about the holder. */
     public static final Busy UNKNOWN = new Busy(null, -1, null);
 }

@@ -9,8 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * so that every backend names and marks its threads the same way. Stateless; the factories are thread-safe.
  */
 public final class DaemonThreads {
-    private DaemonThreads() {
-    }
+    private DaemonThreads() {}
 
     /** A factory whose threads are named {@code prefix-1}, {@code prefix-2}, … */
     public static ThreadFactory factory(String prefix) {

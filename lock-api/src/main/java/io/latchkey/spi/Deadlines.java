@@ -8,8 +8,7 @@ import java.time.Duration;
  * forever") saturates to {@link Long#MAX_VALUE} instead of wrapping into the past. Stateless.
  */
 public final class Deadlines {
-    private Deadlines() {
-    }
+    private Deadlines() {}
 
     /** {@code a + b}, or {@link Long#MAX_VALUE} if that overflows (the deadline is as good as never). */
     public static long saturatedAdd(long a, long b) {

@@ -26,13 +26,13 @@ public final class DurationText {
 
     private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|d|h|m|s)");
     private static final String[] UNIT_ORDER = {"d", "h", "m", "s", "ms"};
-    private static final long[] UNIT_NANOS = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L,
-            1_000_000_000L, 1_000_000L};
+    private static final long[] UNIT_NANOS = {
+        86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L, 1_000_000_000L, 1_000_000L
+    };
     private static final BigInteger NANOS_PER_SECOND = BigInteger.valueOf(1_000_000_000L);
     private static final BigInteger MAX_SECONDS = BigInteger.valueOf(Long.MAX_VALUE);
 
-    private DurationText() {
-    }
+    private DurationText() {}
 
     /**
      * Parses a duration written by a person.
@@ -93,7 +93,9 @@ public final class DurationText {
             return ms + "ms";
         }
         if (ms < 60_000) {
-            return ms % 1000 == 0 ? (ms / 1000) + "s" : BigDecimal.valueOf(ms, 3).stripTrailingZeros().toPlainString() + "s";
+            return ms % 1000 == 0
+                    ? (ms / 1000) + "s"
+                    : BigDecimal.valueOf(ms, 3).stripTrailingZeros().toPlainString() + "s";
         }
         long h = ms / 3_600_000;
         long m = (ms / 60_000) % 60;

@@ -13,6 +13,9 @@ import org.jspecify.annotations.Nullable;
  *                        (lease minus drift); {@link Long#MAX_VALUE} for a grant bound only to a session
  * @param state           backend-private data (a connection, a node path, a key), opaque to the core; may be null
  */
-public record Grant(String name, String owner, long fencingToken, long validUntilNanos, @Nullable Object state)
-        implements AcquireResult {
-}
+public record Grant(
+        String name,
+        String owner,
+        long fencingToken,
+        long validUntilNanos,
+        @Nullable Object state) implements AcquireResult {}

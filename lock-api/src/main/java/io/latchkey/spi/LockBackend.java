@@ -41,8 +41,7 @@ public interface LockBackend extends AutoCloseable {
     }
 
     /** Called once by the core before any other call, with where to report losses the store detects itself. */
-    default void bind(GrantLossSink sink) {
-    }
+    default void bind(GrantLossSink sink) {}
 
     /** One attempt, without waiting in the store. */
     AcquireResult tryAcquire(AcquireRequest request);
@@ -80,8 +79,8 @@ public interface LockBackend extends AutoCloseable {
 
     /** Every held lock whose name starts with {@code prefix}; backends with {@link Capability#LISTING} override it. */
     default List<LockInfo> list(String prefix) {
-        throw new UnsupportedOperationException("listing locks is not supported by " + description()
-                + " (capability LISTING not claimed)");
+        throw new UnsupportedOperationException(
+                "listing locks is not supported by " + description() + " (capability LISTING not claimed)");
     }
 
     /** Removes the current grant of {@code name}, whoever holds it; true if there was one. */

@@ -22,12 +22,10 @@ import org.jspecify.annotations.Nullable;
  * reported as silent when the connect timeout ends.
  */
 public final class Reachability {
-    private Reachability() {
-    }
+    private Reachability() {}
 
     /** What the probe found: whether some server accepted a TCP connection, and why the others did not. */
-    public record Result(boolean anyAccepted, @Nullable String reason) {
-    }
+    public record Result(boolean anyAccepted, @Nullable String reason) {}
 
     /**
      * Tries the servers in order until one accepts, sharing the time left until {@code deadlineNanos}
@@ -60,7 +58,8 @@ public final class Reachability {
                 reasons.add(hostPort + ": " + e.getMessage());
             }
         }
-        String reason = servers.length == 1 ? reasons.get(0).substring(servers[0].length() + 2) : String.join("; ", reasons);
+        String reason =
+                servers.length == 1 ? reasons.get(0).substring(servers[0].length() + 2) : String.join("; ", reasons);
         return new Result(false, reason);
     }
 }

@@ -39,8 +39,7 @@ public final class Redaction {
     /** One host of a multi-host authority: a name or address, an optional numeric port. */
     private static final Pattern HOST_PORT = Pattern.compile("(?:[\\w.\\-%]*|\\[[0-9a-fA-F:.%\\w]*])(?::\\d*)?");
 
-    private Redaction() {
-    }
+    private Redaction() {}
 
     /** The URI text with every user-info password and every secret parameter replaced by {@code ***}. */
     @SuppressWarnings("NullAway") // null in, null out, for callers without null checking (as it always was)
@@ -201,7 +200,8 @@ public final class Redaction {
             }
             String userInfo = host.substring(0, at);
             int colon = userInfo.indexOf(':');
-            sb.append(colon >= 0 ? userInfo.substring(0, colon + 1) + MASK : MASK).append(host, at, host.length());
+            sb.append(colon >= 0 ? userInfo.substring(0, colon + 1) + MASK : MASK)
+                    .append(host, at, host.length());
         }
         return sb.toString();
     }

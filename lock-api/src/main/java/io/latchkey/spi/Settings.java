@@ -93,8 +93,8 @@ public final class Settings {
     public Settings rejectUnknown(Collection<String> known) {
         for (String key : values.keySet()) {
             if (!known.contains(key)) {
-                throw new IllegalArgumentException("unknown " + backend + " setting '" + key + "'; known settings: "
-                        + new TreeSet<>(known));
+                throw new IllegalArgumentException(
+                        "unknown " + backend + " setting '" + key + "'; known settings: " + new TreeSet<>(known));
             }
         }
         return this;
@@ -149,12 +149,14 @@ public final class Settings {
         try {
             n = Long.parseLong(t.get());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(backend + " setting " + key + " must be a whole number between " + min
-                    + " and " + max + ", was " + shown(key), e);
+            throw new IllegalArgumentException(
+                    backend + " setting " + key + " must be a whole number between " + min + " and " + max + ", was "
+                            + shown(key),
+                    e);
         }
         if (n < min || n > max) {
-            throw new IllegalArgumentException(backend + " setting " + key + " must be between " + min + " and " + max
-                    + ", was " + shown(key));
+            throw new IllegalArgumentException(
+                    backend + " setting " + key + " must be between " + min + " and " + max + ", was " + shown(key));
         }
         return n;
     }
@@ -169,12 +171,14 @@ public final class Settings {
         try {
             n = Double.parseDouble(t.get());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(backend + " setting " + key + " must be a number between " + min
-                    + " and " + max + ", was " + shown(key), e);
+            throw new IllegalArgumentException(
+                    backend + " setting " + key + " must be a number between " + min + " and " + max + ", was "
+                            + shown(key),
+                    e);
         }
         if (!(n >= min && n <= max)) {
-            throw new IllegalArgumentException(backend + " setting " + key + " must be between " + min + " and " + max
-                    + ", was " + shown(key));
+            throw new IllegalArgumentException(
+                    backend + " setting " + key + " must be between " + min + " and " + max + ", was " + shown(key));
         }
         return n;
     }
@@ -188,8 +192,9 @@ public final class Settings {
         return switch (t.get().toLowerCase(Locale.ROOT)) {
             case "true" -> true;
             case "false" -> false;
-            default -> throw new IllegalArgumentException(backend + " setting " + key + " must be true or false, was "
-                    + shown(key));
+            default ->
+                throw new IllegalArgumentException(
+                        backend + " setting " + key + " must be true or false, was " + shown(key));
         };
     }
 
@@ -206,8 +211,10 @@ public final class Settings {
             }
         }
         throw new IllegalArgumentException(backend + " setting " + key + " must be one of "
-                + Arrays.stream(type.getEnumConstants()).map(e -> e.name().toLowerCase(Locale.ROOT).replace('_', '-'))
-                        .collect(Collectors.joining(", ")) + ", was " + shown(key));
+                + Arrays.stream(type.getEnumConstants())
+                        .map(e -> e.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+                        .collect(Collectors.joining(", "))
+                + ", was " + shown(key));
     }
 
     /** A path to a readable regular file, or empty when absent or blank. */
@@ -220,7 +227,8 @@ public final class Settings {
         try {
             p = Path.of(t.get());
         } catch (InvalidPathException e) {
-            throw new IllegalArgumentException(backend + " setting " + key + " must be a file path, was " + shown(key), e);
+            throw new IllegalArgumentException(
+                    backend + " setting " + key + " must be a file path, was " + shown(key), e);
         }
         if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
             throw new IllegalArgumentException(backend + " setting " + key + " must name a readable file, was "

@@ -21,31 +21,37 @@ public final class StoreErrors {
     /** Its default: a store that cannot be reached is reported within five seconds. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
-    private StoreErrors() {
-    }
+    private StoreErrors() {}
 
     /** {@code cannot reach <target> within <timeout>: <reason>}; lock name may be {@code null}. */
-    public static BackendUnavailableException cannotReach(String target, Duration timeout, String reason,
-            String lockName, Throwable cause) {
+    public static BackendUnavailableException cannotReach(
+            String target, Duration timeout, String reason, String lockName, Throwable cause) {
         String shown = Redaction.redact(target);
-        return new BackendUnavailableException("cannot reach " + shown + " within " + format(timeout) + ": "
-                + oneLine(Redaction.redact(reason)), lockName, shown, cause);
+        return new BackendUnavailableException(
+                "cannot reach " + shown + " within " + format(timeout) + ": " + oneLine(Redaction.redact(reason)),
+                lockName,
+                shown,
+                cause);
     }
 
     /** {@code authentication failed at <target>: <reason>}; lock name may be {@code null}. */
-    public static BackendUnavailableException authenticationFailed(String target, String reason, String lockName,
-            Throwable cause) {
+    public static BackendUnavailableException authenticationFailed(
+            String target, String reason, String lockName, Throwable cause) {
         String shown = Redaction.redact(target);
-        return new BackendUnavailableException("authentication failed at " + shown + ": "
-                + oneLine(Redaction.redact(reason)), lockName, shown, cause);
+        return new BackendUnavailableException(
+                "authentication failed at " + shown + ": " + oneLine(Redaction.redact(reason)), lockName, shown, cause);
     }
 
     /** {@code the server at <host:port> did not answer as <product> (<target>): <reason>}. */
-    public static BackendUnavailableException notThatServer(String hostPort, String product, String target,
-            String reason, String lockName, Throwable cause) {
+    public static BackendUnavailableException notThatServer(
+            String hostPort, String product, String target, String reason, String lockName, Throwable cause) {
         String shown = Redaction.redact(target);
-        return new BackendUnavailableException("the server at " + hostPort + " did not answer as " + product
-                + " (" + shown + "): " + oneLine(Redaction.redact(reason)), lockName, shown, cause);
+        return new BackendUnavailableException(
+                "the server at " + hostPort + " did not answer as " + product + " (" + shown + "): "
+                        + oneLine(Redaction.redact(reason)),
+                lockName,
+                shown,
+                cause);
     }
 
     /** A duration the way people write it ({@link DurationText#format}): {@code 250ms}, {@code 5s}, {@code 1m30s}. */

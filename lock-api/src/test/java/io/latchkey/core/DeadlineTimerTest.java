@@ -41,7 +41,7 @@ class DeadlineTimerTest {
     @Test
     @DisplayName("a task scheduled earlier than the deadline the thread sleeps until still runs on time")
     void anEarlierDeadlineWakesASleepingThread() throws InterruptedException {
-        timer.schedule(() -> { }, TimeUnit.MINUTES.toNanos(10)); // the thread now sleeps for 10 minutes
+        timer.schedule(() -> {}, TimeUnit.MINUTES.toNanos(10)); // the thread now sleeps for 10 minutes
         await().atMost(Duration.ofSeconds(5)).until(() -> timer.pendingCount() == 1);
         CountDownLatch ran = new CountDownLatch(1);
         long start = System.nanoTime();
@@ -75,9 +75,11 @@ class DeadlineTimerTest {
     @Test
     @DisplayName("a task that throws does not stop the timer")
     void aFailingTaskDoesNotStopTheTimer() throws InterruptedException {
-        timer.schedule(() -> {
-            throw new IllegalStateException("boom (expected in this test)");
-        }, 0);
+        timer.schedule(
+                () -> {
+                    throw new IllegalStateException("boom (expected in this test)");
+                },
+                0);
         CountDownLatch ran = new CountDownLatch(1);
         timer.schedule(ran::countDown, ms(10));
         assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
@@ -107,7 +109,7 @@ class DeadlineTimerTest {
     @DisplayName("after shutdown scheduling is rejected")
     void shutdownRejects() {
         timer.shutdown();
-        assertThatThrownBy(() -> timer.schedule(() -> { }, 0)).isInstanceOf(RejectedExecutionException.class);
+        assertThatThrownBy(() -> timer.schedule(() -> {}, 0)).isInstanceOf(RejectedExecutionException.class);
     }
 
     private static long ms(long millis) {

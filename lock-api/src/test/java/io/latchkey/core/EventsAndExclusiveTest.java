@@ -35,14 +35,36 @@ class EventsAndExclusiveTest {
     void listenersSeeAcquireRenewReleaseLossAndFailures() throws Exception {
         List<String> events = new CopyOnWriteArrayList<>();
         client.addListener(new LockListener() {
-            @Override public void acquired(String name, long token, Duration waited) { events.add("acquired " + name); }
-            @Override public void acquireFailed(String name, Duration waited, Throwable reason) { events.add("failed " + name + " " + reason.getClass().getSimpleName()); }
-            @Override public void released(String name, long token, Duration held) { events.add("released " + name); }
-            @Override public void renewed(String name, long token) { events.add("renewed " + name); }
-            @Override public void lost(LockLoss loss) { events.add("lost " + loss.name() + " " + loss.reason()); }
+            @Override
+            public void acquired(String name, long token, Duration waited) {
+                events.add("acquired " + name);
+            }
+
+            @Override
+            public void acquireFailed(String name, Duration waited, Throwable reason) {
+                events.add("failed " + name + " " + reason.getClass().getSimpleName());
+            }
+
+            @Override
+            public void released(String name, long token, Duration held) {
+                events.add("released " + name);
+            }
+
+            @Override
+            public void renewed(String name, long token) {
+                events.add("renewed " + name);
+            }
+
+            @Override
+            public void lost(LockLoss loss) {
+                events.add("lost " + loss.name() + " " + loss.reason());
+            }
         });
         client.addListener(new LockListener() {
-            @Override public void acquired(String name, long token, Duration waited) { throw new IllegalStateException("a broken listener"); }
+            @Override
+            public void acquired(String name, long token, Duration waited) {
+                throw new IllegalStateException("a broken listener");
+            }
         });
         LockHandle a = client.lock("a").tryAcquire().orElseThrow();
         assertThat(a.renew()).isTrue();
@@ -51,10 +73,17 @@ class EventsAndExclusiveTest {
         other.forceRelease("b");
         b.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
         LockHandle c = other.lock("c").tryAcquire().orElseThrow();
-        assertThatExceptionOfType(LockTimeoutException.class).isThrownBy(() -> client.lock("c").acquire(Duration.ofMillis(20)));
+        assertThatExceptionOfType(LockTimeoutException.class)
+                .isThrownBy(() -> client.lock("c").acquire(Duration.ofMillis(20)));
         c.close();
-        assertThat(events).containsExactly("acquired a", "renewed a", "released a", "acquired b", "lost b RELEASED_BY_ADMIN",
-                "failed c LockTimeoutException");
+        assertThat(events)
+                .containsExactly(
+                        "acquired a",
+                        "renewed a",
+                        "released a",
+                        "acquired b",
+                        "lost b RELEASED_BY_ADMIN",
+                        "failed c LockTimeoutException");
     }
 
     @Test
@@ -70,7 +99,8 @@ class EventsAndExclusiveTest {
         assertThatExceptionOfType(IllegalStateException.class)
                 .isThrownBy(() -> client.lock("y").runExclusive(Duration.ofSeconds(1), () -> {
                     throw new IllegalStateException("task failed");
-                })).withMessage("task failed");
+                }))
+                .withMessage("task failed");
         assertThat(client.held()).isEmpty();
     }
 
@@ -80,7 +110,8 @@ class EventsAndExclusiveTest {
             boolean[] ran = new boolean[1];
             assertThatExceptionOfType(LockTimeoutException.class)
                     .isThrownBy(() -> client.lock("z").runExclusive(Duration.ofMillis(30), () -> ran[0] = true))
-                    .withMessageContaining("'z'").withMessageContaining("held by " + h.owner())
+                    .withMessageContaining("'z'")
+                    .withMessageContaining("held by " + h.owner())
                     .withMessageContaining("token " + h.fencingToken());
             assertThat(ran[0]).isFalse();
         }
@@ -91,8 +122,14 @@ class EventsAndExclusiveTest {
         try (LockHandle h = other.lock("w").tryAcquire().orElseThrow()) {
             long start = System.nanoTime();
             assertThatExceptionOfType(LockTimeoutException.class)
-                    .isThrownBy(() -> client.lock("w", LockOptions.builder().fairness(io.latchkey.Fairness.NONE)
-                            .retry(() -> List.of(Duration.ofMillis(5), Duration.ofMillis(5)).iterator()).build()).acquire(Duration.ofSeconds(30)))
+                    .isThrownBy(() -> client.lock(
+                                    "w",
+                                    LockOptions.builder()
+                                            .fairness(io.latchkey.Fairness.NONE)
+                                            .retry(() -> List.of(Duration.ofMillis(5), Duration.ofMillis(5))
+                                                    .iterator())
+                                            .build())
+                            .acquire(Duration.ofSeconds(30)))
                     .withMessageContaining("retry strategy ran out");
             assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(5));
             assertThat(RetryStrategy.none().delays().hasNext()).isFalse();
@@ -118,7 +155,8 @@ class EventsAndExclusiveTest {
         LockClient c = Latchkey.client(store.newBackend());
         LockHandle h = c.lock("closing").tryAcquire().orElseThrow();
         c.close();
-        assertThat(h.lost().toCompletableFuture().get(5, TimeUnit.SECONDS).reason()).isEqualTo(LockLoss.Reason.CLIENT_CLOSED);
+        assertThat(h.lost().toCompletableFuture().get(5, TimeUnit.SECONDS).reason())
+                .isEqualTo(LockLoss.Reason.CLIENT_CLOSED);
         assertThat(other.lock("closing").tryAcquire()).isPresent().get().satisfies(LockHandle::close);
     }
 }

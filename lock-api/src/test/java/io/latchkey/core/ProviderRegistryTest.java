@@ -49,13 +49,22 @@ class ProviderRegistryTest {
         return Stream.of(
                 Arguments.of("redis://:s3cretPw@h:6379", "io.latchkey:lock-redis", BrokenTestRedisProvider.class),
                 Arguments.of("rediss://s3cretPw@h:6380", "io.latchkey:lock-redis", BrokenTestRedisProvider.class),
-                Arguments.of("redlock://u:s3cretPw@h1:1,h2:2,h3:3", "io.latchkey:lock-redis", BrokenTestRedisProvider.class),
-                Arguments.of("zookeeper://u:s3cretPw@h:2181/app", "io.latchkey:lock-zookeeper", BrokenTestZooKeeperProvider.class),
+                Arguments.of(
+                        "redlock://u:s3cretPw@h1:1,h2:2,h3:3", "io.latchkey:lock-redis", BrokenTestRedisProvider.class),
+                Arguments.of(
+                        "zookeeper://u:s3cretPw@h:2181/app",
+                        "io.latchkey:lock-zookeeper",
+                        BrokenTestZooKeeperProvider.class),
                 Arguments.of("etcd://u:s3cretPw@h:2379", "io.latchkey:lock-etcd", BrokenTestEtcdProvider.class),
                 Arguments.of("etcds://u:s3cretPw@h:2379", "io.latchkey:lock-etcd", BrokenTestEtcdProvider.class),
-                Arguments.of("jdbc:postgresql://h/db?user=u&password=s3cretPw", "io.latchkey:lock-jdbc", BrokenTestJdbcProvider.class),
-                Arguments.of("jdbc:mysql://h/db?password=s3cretPw", "io.latchkey:lock-jdbc", BrokenTestJdbcProvider.class),
-                Arguments.of("jdbc:mariadb://h/db?password=s3cretPw", "io.latchkey:lock-jdbc", BrokenTestJdbcProvider.class),
+                Arguments.of(
+                        "jdbc:postgresql://h/db?user=u&password=s3cretPw",
+                        "io.latchkey:lock-jdbc",
+                        BrokenTestJdbcProvider.class),
+                Arguments.of(
+                        "jdbc:mysql://h/db?password=s3cretPw", "io.latchkey:lock-jdbc", BrokenTestJdbcProvider.class),
+                Arguments.of(
+                        "jdbc:mariadb://h/db?password=s3cretPw", "io.latchkey:lock-jdbc", BrokenTestJdbcProvider.class),
                 Arguments.of("jdbc:h2:mem:x;PASSWORD=s3cretPw", "io.latchkey:lock-jdbc", BrokenTestJdbcProvider.class));
     }
 
@@ -68,7 +77,8 @@ class ProviderRegistryTest {
     @DisplayName("module missing: the error names the artifact to add")
     void moduleMissing(String uri, String artifact, Class<?> broken) {
         ProviderWorld world = ProviderWorld.of(dir, MemoryBackendProvider.class);
-        assertThatExceptionOfType(LockException.class).isThrownBy(() -> create(world, uri))
+        assertThatExceptionOfType(LockException.class)
+                .isThrownBy(() -> create(world, uri))
                 .withMessageStartingWith("No Latchkey backend serves scheme '" + ProviderRegistry.schemeOf(uri) + "'")
                 .withMessageContaining("Schemes found: [mem]")
                 .withMessageContaining("Add the dependency " + artifact + " to the class path.")
@@ -78,10 +88,12 @@ class ProviderRegistryTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("schemes")
-    @DisplayName("module present, configuration wrong: the provider's own error (the TLS problem), never \"add the dependency\"")
+    @DisplayName(
+            "module present, configuration wrong: the provider's own error (the TLS problem), never \"add the dependency\"")
     void modulePresentConfigurationWrong(String uri, String artifact, Class<?> broken) {
         ProviderWorld world = ProviderWorld.of(dir, MisconfiguredProvider.class, MemoryBackendProvider.class);
-        assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> create(world, uri))
+        assertThatExceptionOfType(IllegalArgumentException.class)
+                .isThrownBy(() -> create(world, uri))
                 .withMessageContaining("TLS is misconfigured")
                 .withMessageNotContaining(artifact)
                 .withMessageNotContaining("Add the dependency");
@@ -89,19 +101,25 @@ class ProviderRegistryTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("schemes")
-    @DisplayName("module present but failed to load: that provider, its scheme and the real cause; never \"add the dependency\"")
+    @DisplayName(
+            "module present but failed to load: that provider, its scheme and the real cause; never \"add the dependency\"")
     void modulePresentFailedToLoad(String uri, String artifact, Class<?> broken) {
-        ProviderWorld world = new ProviderWorld(dir, List.of(MemoryBackendProvider.class.getName(), broken.getName()),
-                Set.of(MISSING), Set.of(broken.getName()));
+        ProviderWorld world = new ProviderWorld(
+                dir,
+                List.of(MemoryBackendProvider.class.getName(), broken.getName()),
+                Set.of(MISSING),
+                Set.of(broken.getName()));
         String scheme = ProviderRegistry.schemeOf(uri);
         Throwable thrown = catchThrowable(() -> create(world, uri));
-        assertThat(thrown).isInstanceOf(LockException.class)
+        assertThat(thrown)
+                .isInstanceOf(LockException.class)
                 .hasMessageStartingWith("The Latchkey backend for scheme '" + scheme + "'")
                 .hasMessageContaining("is on the class path, but its provider failed to load")
                 .hasMessageContaining("Latchkey backend provider " + broken.getName() + " (schemes ")
                 .hasMessageContaining(scheme)
                 .hasMessageContaining(artifact)
-                .hasMessageContaining("a class it needs, " + MISSING + ", is not on the class path (NoClassDefFoundError)")
+                .hasMessageContaining(
+                        "a class it needs, " + MISSING + ", is not on the class path (NoClassDefFoundError)")
                 .hasMessageNotContaining("Add the dependency")
                 .hasMessageNotContaining("Unable")
                 .hasMessageNotContaining("s3cretPw");
@@ -110,43 +128,62 @@ class ProviderRegistryTest {
     }
 
     @Test
-    @DisplayName("a provider whose constructor's types are missing is named with the missing class (JDK 17 said 'Provider Unable')")
+    @DisplayName(
+            "a provider whose constructor's types are missing is named with the missing class (JDK 17 said 'Provider Unable')")
     void failedProviderIsNamedWithItsCause() {
         String broken = BrokenTestEtcdProvider.class.getName();
-        ProviderWorld world = new ProviderWorld(dir, List.of(broken, MemoryBackendProvider.class.getName()), Set.of(MISSING), Set.of(broken));
+        ProviderWorld world = new ProviderWorld(
+                dir, List.of(broken, MemoryBackendProvider.class.getName()), Set.of(MISSING), Set.of(broken));
         List<ProviderRegistry.Discovered> found = ProviderRegistry.discover(world);
-        assertThat(found).filteredOn(d -> d.provider() != null).singleElement()
+        assertThat(found)
+                .filteredOn(d -> d.provider() != null)
+                .singleElement()
                 .satisfies(d -> assertThat(d.provider()).isInstanceOf(MemoryBackendProvider.class));
-        ProviderRegistry.Discovered failed = found.stream().filter(d -> d.provider() == null).findFirst().orElseThrow();
+        ProviderRegistry.Discovered failed =
+                found.stream().filter(d -> d.provider() == null).findFirst().orElseThrow();
         assertThat(found).filteredOn(d -> d.provider() == null).hasSize(1);
         assertThat(failed.failedName()).isEqualTo(broken);
         assertThat(failed.schemes()).containsExactlyInAnyOrder("etcd", "etcds");
-        assertThat(failed.failureSentence()).isEqualTo("Latchkey backend provider " + broken
-                + " (schemes etcd, etcds; io.latchkey:lock-etcd) failed to load: a class it needs, " + MISSING
-                + ", is not on the class path (NoClassDefFoundError)");
+        assertThat(failed.failureSentence())
+                .isEqualTo("Latchkey backend provider " + broken
+                        + " (schemes etcd, etcds; io.latchkey:lock-etcd) failed to load: a class it needs, " + MISSING
+                        + ", is not on the class path (NoClassDefFoundError)");
     }
 
     @Test
-    @DisplayName("a provider whose superclass is missing (a bare NoClassDefFoundError on every JDK) is named, and does not break connect")
+    @DisplayName(
+            "a provider whose superclass is missing (a bare NoClassDefFoundError on every JDK) is named, and does not break connect")
     void missingSuperclass() {
         String broken = SubclassedTestRedisProvider.class.getName();
-        ProviderWorld world = new ProviderWorld(dir, List.of(broken, MemoryBackendProvider.class.getName()),
-                Set.of(TestRedisProviderBase.class.getName()), Set.of(broken));
+        ProviderWorld world = new ProviderWorld(
+                dir,
+                List.of(broken, MemoryBackendProvider.class.getName()),
+                Set.of(TestRedisProviderBase.class.getName()),
+                Set.of(broken));
         assertThat(ProviderRegistry.create("mem:", Map.of(), world)).isNotNull().satisfies(LockBackend::close);
-        assertThatExceptionOfType(LockException.class).isThrownBy(() -> create(world, "redis://h:6379"))
-                .withMessageContaining("Latchkey backend provider " + broken + " (schemes redis, rediss, redlock; io.latchkey:lock-redis)")
-                .withMessageContaining("a class it needs, " + TestRedisProviderBase.class.getName() + ", is not on the class path");
+        assertThatExceptionOfType(LockException.class)
+                .isThrownBy(() -> create(world, "redis://h:6379"))
+                .withMessageContaining("Latchkey backend provider " + broken
+                        + " (schemes redis, rediss, redlock; io.latchkey:lock-redis)")
+                .withMessageContaining(
+                        "a class it needs, " + TestRedisProviderBase.class.getName() + ", is not on the class path");
     }
 
     @Test
-    @DisplayName("a third-party provider that fails: its class, where it is listed, and the cause; other schemes still work")
+    @DisplayName(
+            "a third-party provider that fails: its class, where it is listed, and the cause; other schemes still work")
     void thirdPartyFailure() {
         ProviderWorld world = ProviderWorld.of(dir, ExplodingProvider.class, MemoryBackendProvider.class);
-        assertThat(ProviderRegistry.discover(world)).filteredOn(d -> d.provider() == null).singleElement()
-                .satisfies(d -> assertThat(d.failureSentence()).isEqualTo("Latchkey backend provider "
-                        + ExplodingProvider.class.getName() + " (schemes unknown until it loads; listed in "
-                        + dir.getFileName() + ") failed to load: IllegalStateException: simulated missing native library"));
-        assertThatExceptionOfType(LockException.class).isThrownBy(() -> create(world, "boom://x"))
+        assertThat(ProviderRegistry.discover(world))
+                .filteredOn(d -> d.provider() == null)
+                .singleElement()
+                .satisfies(d -> assertThat(d.failureSentence())
+                        .isEqualTo("Latchkey backend provider "
+                                + ExplodingProvider.class.getName() + " (schemes unknown until it loads; listed in "
+                                + dir.getFileName()
+                                + ") failed to load: IllegalStateException: simulated missing native library"));
+        assertThatExceptionOfType(LockException.class)
+                .isThrownBy(() -> create(world, "boom://x"))
                 .withMessageContaining("Latchkey backend provider " + ExplodingProvider.class.getName())
                 .withMessageContaining("If a provider that failed to load above serves 'boom', fix it first.")
                 .withMessageContaining("latchkey.provider");
@@ -154,23 +191,29 @@ class ProviderRegistryTest {
     }
 
     @Test
-    @DisplayName("the artifact is present in a version that does not serve the scheme: say so, not \"add the dependency\"")
+    @DisplayName(
+            "the artifact is present in a version that does not serve the scheme: say so, not \"add the dependency\"")
     void artifactPresentWithoutTheScheme() {
         ProviderWorld world = ProviderWorld.of(dir, EtcdOnlyTestProvider.class);
-        assertThatExceptionOfType(LockException.class).isThrownBy(() -> create(world, "etcds://h:2379"))
-                .withMessageContaining("io.latchkey:lock-etcd is on the class path (" + EtcdOnlyTestProvider.class.getName()
-                        + " serves etcd) but does not serve 'etcds'")
+        assertThatExceptionOfType(LockException.class)
+                .isThrownBy(() -> create(world, "etcds://h:2379"))
+                .withMessageContaining("io.latchkey:lock-etcd is on the class path ("
+                        + EtcdOnlyTestProvider.class.getName() + " serves etcd) but does not serve 'etcds'")
                 .withMessageNotContaining("Add the dependency");
     }
 
     @Test
-    @DisplayName("a provider that loads but misses a class when it creates the backend: named, with the class and the artifact")
+    @DisplayName(
+            "a provider that loads but misses a class when it creates the backend: named, with the class and the artifact")
     void missingClassAtCreate() {
         String lazy = LazyClientTestEtcdProvider.class.getName();
         ProviderWorld world = new ProviderWorld(dir, List.of(lazy), Set.of(MISSING), Set.of(lazy));
-        assertThatExceptionOfType(LockException.class).isThrownBy(() -> create(world, "etcd://u:s3cretPw@h:2379"))
-                .withMessageStartingWith("Latchkey backend provider " + lazy + " for scheme 'etcd' (URI 'etcd://u:***@h:2379') "
-                        + "loaded, but could not create the backend: a class it needs, " + MISSING + ", is not on the class path")
+        assertThatExceptionOfType(LockException.class)
+                .isThrownBy(() -> create(world, "etcd://u:s3cretPw@h:2379"))
+                .withMessageStartingWith(
+                        "Latchkey backend provider " + lazy + " for scheme 'etcd' (URI 'etcd://u:***@h:2379') "
+                                + "loaded, but could not create the backend: a class it needs, " + MISSING
+                                + ", is not on the class path")
                 .withMessageContaining("io.latchkey:lock-etcd")
                 .withMessageNotContaining("s3cretPw")
                 .withCauseInstanceOf(NoClassDefFoundError.class);
@@ -182,7 +225,8 @@ class ProviderRegistryTest {
     void unknownSchemes(String scheme) {
         ProviderWorld world = ProviderWorld.of(dir, MemoryBackendProvider.class);
         assertThat(ProviderRegistry.artifactFor(scheme)).isNull();
-        assertThatExceptionOfType(LockException.class).isThrownBy(() -> create(world, scheme + "://h:1"))
+        assertThatExceptionOfType(LockException.class)
+                .isThrownBy(() -> create(world, scheme + "://h:1"))
                 .withMessageNotContaining("Add the dependency")
                 .withMessageContaining("Latchkey's own schemes are etcd, etcds, jdbc:h2, jdbc:mariadb, jdbc:mysql, "
                         + "jdbc:postgresql, mem, redis, rediss, redlock, zookeeper.")

@@ -32,7 +32,8 @@ class ReentrancyAndJavaLockTest {
 
     @Test
     void perThreadReentrancySharesTheGrantWithoutStoreTrips() throws Exception {
-        DistributedLock lock = client.lock("r", LockOptions.builder().reentrancy(Reentrancy.PER_THREAD).build());
+        DistributedLock lock = client.lock(
+                "r", LockOptions.builder().reentrancy(Reentrancy.PER_THREAD).build());
         LockHandle outer = lock.acquire(Duration.ofSeconds(1));
         int callsAfterOuter = counting.total();
         LockHandle inner = lock.tryAcquire().orElseThrow();
@@ -47,9 +48,11 @@ class ReentrancyAndJavaLockTest {
 
     @Test
     void perThreadReentrancyDoesNotAdmitOtherThreads() throws Exception {
-        DistributedLock lock = client.lock("r2", LockOptions.builder().reentrancy(Reentrancy.PER_THREAD).build());
+        DistributedLock lock = client.lock(
+                "r2", LockOptions.builder().reentrancy(Reentrancy.PER_THREAD).build());
         try (LockHandle h = lock.tryAcquire().orElseThrow()) {
-            assertThat(CompletableFuture.supplyAsync(lock::tryAcquire).get(5, TimeUnit.SECONDS)).isEmpty();
+            assertThat(CompletableFuture.supplyAsync(lock::tryAcquire).get(5, TimeUnit.SECONDS))
+                    .isEmpty();
         }
     }
 
@@ -75,7 +78,8 @@ class ReentrancyAndJavaLockTest {
                     } catch (java.util.concurrent.ExecutionException e) {
                         throw e.getCause();
                     }
-                }).withMessageContaining("not held by thread");
+                })
+                .withMessageContaining("not held by thread");
         lock.unlock();
         assertThat(other.lock("j").tryAcquire()).isEmpty();
         lock.unlock();
@@ -99,10 +103,13 @@ class ReentrancyAndJavaLockTest {
             lock.unlock();
         });
         t.start();
-        org.awaitility.Awaitility.await().until(() -> t.getState() == Thread.State.TIMED_WAITING || t.getState() == Thread.State.WAITING);
+        org.awaitility.Awaitility.await()
+                .until(() -> t.getState() == Thread.State.TIMED_WAITING || t.getState() == Thread.State.WAITING);
         t.interrupt();
         assertThat(flag).isNotDone();
         held.release();
-        assertThat(flag.get(5, TimeUnit.SECONDS)).as("interrupt status restored after lock()").isTrue();
+        assertThat(flag.get(5, TimeUnit.SECONDS))
+                .as("interrupt status restored after lock()")
+                .isTrue();
     }
 }

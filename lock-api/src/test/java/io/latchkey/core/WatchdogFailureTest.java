@@ -86,28 +86,47 @@ class WatchdogFailureTest {
     }
 
     @Test
-    @DisplayName("a wall clock that throws: acquire, renew and release work, and the store losing the grant is reported at once")
+    @DisplayName(
+            "a wall clock that throws: acquire, renew and release work, and the store losing the grant is reported at once")
     void throwingWallClockStoreLosesTheGrant() throws Exception {
-        LockHandle h = client.lock("wall", LockOptions.builder().lease(Duration.ofSeconds(30)).build()).tryAcquire().orElseThrow();
+        LockHandle h = client.lock(
+                        "wall",
+                        LockOptions.builder().lease(Duration.ofSeconds(30)).build())
+                .tryAcquire()
+                .orElseThrow();
         assertThat(h.isValid()).isTrue();
         assertThat(h.renew()).isTrue();
-        assertThat(client.inspect("wall")).get().satisfies(info -> assertThat(info.acquiredAt()).isEmpty());
+        assertThat(client.inspect("wall"))
+                .get()
+                .satisfies(info -> assertThat(info.acquiredAt()).isEmpty());
         assertThat(client.forceRelease("wall")).isTrue();
         LockLoss loss = lostPromptly(h);
         assertThat(loss.reason()).isEqualTo(LockLoss.Reason.RELEASED_BY_ADMIN);
-        assertThat(loss.at()).as("shown from the system clock instead").isNotNull().isNotEqualTo(Instant.EPOCH);
+        assertThat(loss.at())
+                .as("shown from the system clock instead")
+                .isNotNull()
+                .isNotEqualTo(Instant.EPOCH);
         assertThat(h.isValid()).isFalse();
-        assertThatThrownBy(h::acquiredAt).as("asked for, the broken wall clock says so").isInstanceOf(InternalError.class);
+        assertThatThrownBy(h::acquiredAt)
+                .as("asked for, the broken wall clock says so")
+                .isInstanceOf(InternalError.class);
         try (LockHandle again = client.lock("wall").tryAcquire().orElseThrow()) {
             assertThat(again.isValid()).isTrue();
         }
     }
 
     @Test
-    @DisplayName("a wall clock that throws: a renewal the store refuses is reported at once, long before the lease ends")
+    @DisplayName(
+            "a wall clock that throws: a renewal the store refuses is reported at once, long before the lease ends")
     void throwingWallClockRenewalRefused() throws Exception {
-        LockHandle h = client.lock("refused", LockOptions.builder().lease(Duration.ofSeconds(30))
-                .renewInterval(Duration.ofMillis(100)).build()).tryAcquire().orElseThrow();
+        LockHandle h = client.lock(
+                        "refused",
+                        LockOptions.builder()
+                                .lease(Duration.ofSeconds(30))
+                                .renewInterval(Duration.ofMillis(100))
+                                .build())
+                .tryAcquire()
+                .orElseThrow();
         backend.renew = (g, lease) -> RenewResult.notHeld(LockLoss.Reason.EXPIRED);
         LockLoss loss = lostPromptly(h);
         assertThat(loss.reason()).isEqualTo(LockLoss.Reason.EXPIRED);
@@ -116,11 +135,18 @@ class WatchdogFailureTest {
     }
 
     @Test
-    @DisplayName("the wall clock starts throwing while a lock is held (the reported case): loss reporting is not held up by it")
+    @DisplayName(
+            "the wall clock starts throwing while a lock is held (the reported case): loss reporting is not held up by it")
     void wallClockFailsInsideLossReporting() throws Exception {
         clock.wallWorks = true;
-        LockHandle h = client.lock("reported", LockOptions.builder().lease(Duration.ofSeconds(30))
-                .renewInterval(Duration.ofMillis(100)).build()).tryAcquire().orElseThrow();
+        LockHandle h = client.lock(
+                        "reported",
+                        LockOptions.builder()
+                                .lease(Duration.ofSeconds(30))
+                                .renewInterval(Duration.ofMillis(100))
+                                .build())
+                .tryAcquire()
+                .orElseThrow();
         clock.wallWorks = false;
         backend.renew = (g, lease) -> RenewResult.notHeld(LockLoss.Reason.RELEASED_BY_ADMIN);
         LockLoss loss = lostPromptly(h);
@@ -129,13 +155,17 @@ class WatchdogFailureTest {
     }
 
     @Test
-    @DisplayName("a wall clock that throws: renewals failing with exceptions end in RENEWAL_FAILED before validity ends, with the cause")
+    @DisplayName(
+            "a wall clock that throws: renewals failing with exceptions end in RENEWAL_FAILED before validity ends, with the cause")
     void throwingWallClockRenewalsFail() throws Exception {
         // the loss is due 500 ms (the core's largest guard) before validity ends: a lease long enough for that guard
         Duration lease = Duration.ofSeconds(5);
-        LockHandle h = client.lock("failing", LockOptions.builder().lease(lease).build()).tryAcquire().orElseThrow();
+        LockHandle h = client.lock("failing", LockOptions.builder().lease(lease).build())
+                .tryAcquire()
+                .orElseThrow();
         long leaseEnd = System.nanoTime() + lease.toNanos();
-        RuntimeException outage = new io.latchkey.BackendUnavailableException("store unreachable (expected in this test)", "failing", "mem:", null);
+        RuntimeException outage = new io.latchkey.BackendUnavailableException(
+                "store unreachable (expected in this test)", "failing", "mem:", null);
         backend.renew = (g, l) -> {
             throw outage;
         };
@@ -152,8 +182,14 @@ class WatchdogFailureTest {
     void renewalThrowingAnErrorIsALossAtOnce() throws Exception {
         RenewingBackend systemClock = new RenewingBackend(new MemoryStore().newBackend());
         try (LockClient c = Latchkey.client(systemClock)) {
-            LockHandle h = c.lock("error", LockOptions.builder().lease(Duration.ofSeconds(60))
-                    .renewInterval(Duration.ofMillis(100)).build()).tryAcquire().orElseThrow();
+            LockHandle h = c.lock(
+                            "error",
+                            LockOptions.builder()
+                                    .lease(Duration.ofSeconds(60))
+                                    .renewInterval(Duration.ofMillis(100))
+                                    .build())
+                    .tryAcquire()
+                    .orElseThrow();
             StackOverflowError bug = new StackOverflowError("renewal bug (expected in this test)");
             systemClock.renew = (g, l) -> {
                 throw bug;
@@ -166,15 +202,22 @@ class WatchdogFailureTest {
             assertThat(h.remaining()).isZero();
             assertThat(c.held()).isEmpty();
             try (LockHandle again = c.lock("error").acquire(Duration.ofSeconds(10))) {
-                assertThat(again.isValid()).as("the local gate was left; the store grant was given back").isTrue();
+                assertThat(again.isValid())
+                        .as("the local gate was left; the store grant was given back")
+                        .isTrue();
             }
         }
     }
 
     @Test
-    @DisplayName("a renewal the user asks for that throws an Error: the Error reaches the user and the loss is reported at once")
+    @DisplayName(
+            "a renewal the user asks for that throws an Error: the Error reaches the user and the loss is reported at once")
     void explicitRenewalThrowingAnError() throws Exception {
-        LockHandle h = client.lock("explicit", LockOptions.builder().lease(Duration.ofSeconds(60)).build()).tryAcquire().orElseThrow();
+        LockHandle h = client.lock(
+                        "explicit",
+                        LockOptions.builder().lease(Duration.ofSeconds(60)).build())
+                .tryAcquire()
+                .orElseThrow();
         AssertionError bug = new AssertionError("renewal bug (expected in this test)");
         backend.renew = (g, l) -> {
             throw bug;
@@ -186,7 +229,8 @@ class WatchdogFailureTest {
     }
 
     @Test
-    @DisplayName("a TimeSource that starts throwing inside the watchdog: lost at once with the cause, not 'may report its loss late'")
+    @DisplayName(
+            "a TimeSource that starts throwing inside the watchdog: lost at once with the cause, not 'may report its loss late'")
     void throwingMonotonicClockInTheWatchdog() throws Exception {
         AtomicReference<LockLoss> viaListener = new AtomicReference<>();
         client.addListener(new io.latchkey.LockListener() {
@@ -195,14 +239,21 @@ class WatchdogFailureTest {
                 viaListener.set(loss);
             }
         });
-        LockHandle h = client.lock("ticking", LockOptions.builder().lease(Duration.ofSeconds(60))
-                .renewInterval(Duration.ofMillis(100)).build()).tryAcquire().orElseThrow();
+        LockHandle h = client.lock(
+                        "ticking",
+                        LockOptions.builder()
+                                .lease(Duration.ofSeconds(60))
+                                .renewInterval(Duration.ofMillis(100))
+                                .build())
+                .tryAcquire()
+                .orElseThrow();
         clock.monotonicFails = true;
         LockLoss loss = lostPromptly(h);
         assertThat(loss.reason()).isEqualTo(LockLoss.Reason.RENEWAL_FAILED);
         assertThat(loss.cause()).isInstanceOf(InternalError.class).hasMessageContaining("monotonic clock faked out");
         assertThat(h.isValid()).isFalse();
-        await().atMost(Duration.ofSeconds(PROMPT_SECONDS)).untilAsserted(() -> assertThat(viaListener.get()).isSameAs(loss));
+        await().atMost(Duration.ofSeconds(PROMPT_SECONDS))
+                .untilAsserted(() -> assertThat(viaListener.get()).isSameAs(loss));
     }
 
     @Test
@@ -211,15 +262,22 @@ class WatchdogFailureTest {
         RenewingBackend failing = new RenewingBackend(new MemoryStore(clock).newBackend());
         CountingBackend counting = new CountingBackend(failing);
         try (LockClient c = Latchkey.client(counting)) {
-            LockHandle h = c.lock("quiet", LockOptions.builder().lease(Duration.ofSeconds(60))
-                    .renewInterval(Duration.ofMillis(50)).build()).tryAcquire().orElseThrow();
+            LockHandle h = c.lock(
+                            "quiet",
+                            LockOptions.builder()
+                                    .lease(Duration.ofSeconds(60))
+                                    .renewInterval(Duration.ofMillis(50))
+                                    .build())
+                    .tryAcquire()
+                    .orElseThrow();
             failing.renew = (g, l) -> {
                 throw new LinkageError("renewal bug (expected in this test)");
             };
             lostPromptly(h);
             int renewals = counting.count("renew");
             // nothing may happen for six renew intervals: checked throughout the window, not once at its end
-            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+            await().during(Duration.ofMillis(300))
+                    .atMost(Duration.ofSeconds(5))
                     .until(() -> counting.count("renew") == renewals);
         }
     }

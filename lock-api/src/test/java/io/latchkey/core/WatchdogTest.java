@@ -47,16 +47,21 @@ class WatchdogTest {
         Duration lease = Duration.ofMillis(600);
         long third = lease.dividedBy(3).toNanos();
         long begin = System.nanoTime();
-        try (LockHandle h = timed.lock("cadence", LockOptions.builder().lease(lease).build()).tryAcquire().orElseThrow()) {
+        try (LockHandle h = timed.lock(
+                        "cadence", LockOptions.builder().lease(lease).build())
+                .tryAcquire()
+                .orElseThrow()) {
             await().atMost(Duration.ofSeconds(5)).until(() -> renewals.size() >= 4);
             assertThat(h.isValid()).isTrue();
             for (int k = 0; k < renewals.size(); k++) {
                 long[] renewal = renewals.get(k);
-                assertThat(renewal[0] - begin).as("start of renewal %d after the acquisition began, ns", k + 1)
+                assertThat(renewal[0] - begin)
+                        .as("start of renewal %d after the acquisition began, ns", k + 1)
                         .isGreaterThanOrEqualTo((k + 1) * third);
                 if (k > 0) {
                     assertThat(renewal[0] - renewals.get(k - 1)[1])
-                            .as("renewal %d starts before the validity of renewal %d ends", k + 1, k).isNegative();
+                            .as("renewal %d starts before the validity of renewal %d ends", k + 1, k)
+                            .isNegative();
                 }
             }
         } finally {
@@ -68,13 +73,16 @@ class WatchdogTest {
     @DisplayName("one scheduler thread and at most 4 renewal threads serve 300 held locks")
     void noThreadPerLock() {
         List<LockHandle> held = new ArrayList<>();
-        LockOptions options = LockOptions.builder().lease(Duration.ofMillis(300)).build();
+        LockOptions options =
+                LockOptions.builder().lease(Duration.ofMillis(300)).build();
         for (int i = 0; i < 300; i++) {
             held.add(client.lock("many-" + i, options).tryAcquire().orElseThrow());
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> counting.count("renew") >= 900);
         long coreThreads = Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("latchkey-watchdog") || t.getName().startsWith("latchkey-renewal")).count();
+                .filter(t -> t.getName().startsWith("latchkey-watchdog")
+                        || t.getName().startsWith("latchkey-renewal"))
+                .count();
         assertThat(coreThreads).isLessThanOrEqualTo(1 + CoreExecutors.RENEWAL_THREADS);
         assertThat(held).allMatch(LockHandle::isValid);
         held.forEach(LockHandle::close);
@@ -84,7 +92,11 @@ class WatchdogTest {
     @Test
     @DisplayName("an outage shorter than the lease costs nothing: renewals resume and the lock is kept")
     void shortOutageIsRidden() {
-        try (LockHandle h = client.lock("outage", LockOptions.builder().lease(Duration.ofSeconds(3)).build()).tryAcquire().orElseThrow()) {
+        try (LockHandle h = client.lock(
+                        "outage",
+                        LockOptions.builder().lease(Duration.ofSeconds(3)).build())
+                .tryAcquire()
+                .orElseThrow()) {
             store.setAvailable(false);
             int before = counting.count("renew");
             await().atMost(Duration.ofSeconds(3)).until(() -> counting.count("renew") >= before + 1);
@@ -102,8 +114,14 @@ class WatchdogTest {
         long driftNanos = Duration.ofMillis(40).toNanos();
         LockClient drifting = Latchkey.client(new io.latchkey.testing.DriftingBackend(store.newBackend(), driftNanos));
         try {
-            LockHandle h = drifting.lock("drift", LockOptions.builder().lease(Duration.ofMillis(600))
-                    .maxHold(Duration.ofMillis(1000)).build()).tryAcquire().orElseThrow();
+            LockHandle h = drifting.lock(
+                            "drift",
+                            LockOptions.builder()
+                                    .lease(Duration.ofMillis(600))
+                                    .maxHold(Duration.ofMillis(1000))
+                                    .build())
+                    .tryAcquire()
+                    .orElseThrow();
             var loss = h.lost().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
             assertThat(loss.reason()).isEqualTo(io.latchkey.LockLoss.Reason.EXPIRED);
             assertThat(loss.detail()).contains("max hold");
@@ -117,8 +135,14 @@ class WatchdogTest {
     void renewsAtAThirdOfTheGrantedValidity() {
         // the backend grants 600 ms less than asked: with a 900 ms lease, validity is 300 ms, so renewals
         // at lease/3 = 300 ms would come too late; they must come every ~100 ms instead
-        LockClient shortGrants = Latchkey.client(new io.latchkey.testing.DriftingBackend(counting, Duration.ofMillis(600).toNanos()));
-        try (LockHandle h = shortGrants.lock("short", LockOptions.builder().lease(Duration.ofMillis(900)).build()).tryAcquire().orElseThrow()) {
+        LockClient shortGrants = Latchkey.client(new io.latchkey.testing.DriftingBackend(
+                counting, Duration.ofMillis(600).toNanos()));
+        try (LockHandle h = shortGrants
+                .lock(
+                        "short",
+                        LockOptions.builder().lease(Duration.ofMillis(900)).build())
+                .tryAcquire()
+                .orElseThrow()) {
             await().atMost(Duration.ofSeconds(5)).until(() -> counting.count("renew") >= 8);
             assertThat(h.isValid()).isTrue();
             assertThat(h.lost().toCompletableFuture()).isNotDone();
@@ -140,7 +164,8 @@ class WatchdogTest {
     }
 
     @Test
-    @DisplayName("the local gate sends one contender per name to the store; the other local waiters make no store calls")
+    @DisplayName(
+            "the local gate sends one contender per name to the store; the other local waiters make no store calls")
     void localWaitersDoNotPollTheStore() throws Exception {
         LockClient other = Latchkey.client(store.newBackend());
         try {
@@ -148,12 +173,14 @@ class WatchdogTest {
             var waiters = new ArrayList<java.util.concurrent.CompletableFuture<Void>>();
             for (int i = 0; i < 5; i++) {
                 // each waiter releases as soon as it gets the lock, whatever order they queued in
-                waiters.add(client.lock("gate").acquireAsync(Duration.ofSeconds(30)).thenAccept(LockHandle::close));
+                waiters.add(
+                        client.lock("gate").acquireAsync(Duration.ofSeconds(30)).thenAccept(LockHandle::close));
             }
             await().until(() -> counting.count("acquire") >= 1);
             int calls = counting.total();
             held.release();
-            java.util.concurrent.CompletableFuture.allOf(waiters.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+            java.util.concurrent.CompletableFuture.allOf(
+                            waiters.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
                     .get(10, java.util.concurrent.TimeUnit.SECONDS);
             // each waiter: one acquire and one release once it is at the head; no polling while queued
             assertThat(counting.total() - calls).isLessThanOrEqualTo(5 * 2 + 1);

@@ -8,7 +8,13 @@ import java.util.Set;
 
 /** A lock-etcd stand-in of a version that serves etcd:// but not etcds://. */
 public final class EtcdOnlyTestProvider implements LockBackendProvider {
-    @Override public Set<String> schemes() { return Set.of("etcd"); }
+    @Override
+    public Set<String> schemes() {
+        return Set.of("etcd");
+    }
 
-    @Override public LockBackend create(URI uri, Map<String, String> settings) { throw new AssertionError(); }
+    @Override
+    public LockBackend create(URI uri, Map<String, String> settings) {
+        throw new AssertionError();
+    }
 }

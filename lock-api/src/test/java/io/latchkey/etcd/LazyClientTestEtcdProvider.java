@@ -9,7 +9,10 @@ import java.util.Set;
 
 /** Loads fine; only create() touches the client library the tests hide, as a provider that links lazily. */
 public final class LazyClientTestEtcdProvider implements LockBackendProvider {
-    @Override public Set<String> schemes() { return Set.of("etcd", "etcds"); }
+    @Override
+    public Set<String> schemes() {
+        return Set.of("etcd", "etcds");
+    }
 
     @Override
     public LockBackend create(URI uri, Map<String, String> settings) {

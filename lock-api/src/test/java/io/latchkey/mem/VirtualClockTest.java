@@ -21,9 +21,16 @@ class VirtualClockTest {
     @Test
     @DisplayName("advancing the clock past the lease expires the grant and reports EXPIRED to the holder")
     void advancingPastTheLeaseExpiresDeterministically() throws Exception {
-        try (LockClient a = Latchkey.client(store.newBackend()); LockClient b = Latchkey.client(store.newBackend())) {
-            LockHandle h = a.lock("job", LockOptions.builder().lease(Duration.ofSeconds(30)).autoRenew(false).build())
-                    .tryAcquire().orElseThrow();
+        try (LockClient a = Latchkey.client(store.newBackend());
+                LockClient b = Latchkey.client(store.newBackend())) {
+            LockHandle h = a.lock(
+                            "job",
+                            LockOptions.builder()
+                                    .lease(Duration.ofSeconds(30))
+                                    .autoRenew(false)
+                                    .build())
+                    .tryAcquire()
+                    .orElseThrow();
             assertThat(h.remaining()).isEqualTo(Duration.ofSeconds(30));
             clock.advance(Duration.ofSeconds(29));
             assertThat(h.isValid()).isTrue();
@@ -40,10 +47,15 @@ class VirtualClockTest {
     }
 
     @Test
-    @DisplayName("with auto-renew on, renewals on the real scheduler keep the grant as virtual time moves in small steps")
+    @DisplayName(
+            "with auto-renew on, renewals on the real scheduler keep the grant as virtual time moves in small steps")
     void renewedGrantSurvivesSmallSteps() {
         try (LockClient a = Latchkey.client(store.newBackend())) {
-            LockHandle h = a.lock("renewed", LockOptions.builder().lease(Duration.ofMillis(300)).build()).tryAcquire().orElseThrow();
+            LockHandle h = a.lock(
+                            "renewed",
+                            LockOptions.builder().lease(Duration.ofMillis(300)).build())
+                    .tryAcquire()
+                    .orElseThrow();
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
                 clock.advance(Duration.ofMillis(50));
                 assertThat(clock.nanoTime()).isGreaterThan(Duration.ofSeconds(1).toNanos());
@@ -55,7 +67,11 @@ class VirtualClockTest {
     @Test
     void inspectShowsStoreTimes() {
         try (LockClient a = Latchkey.client(store.newBackend())) {
-            LockHandle h = a.lock("seen", LockOptions.builder().lease(Duration.ofSeconds(10)).build()).tryAcquire().orElseThrow();
+            LockHandle h = a.lock(
+                            "seen",
+                            LockOptions.builder().lease(Duration.ofSeconds(10)).build())
+                    .tryAcquire()
+                    .orElseThrow();
             var info = a.inspect("seen").orElseThrow();
             assertThat(info.acquiredAt()).contains(clock.now());
             assertThat(info.expiresAt()).contains(clock.now().plusSeconds(10));

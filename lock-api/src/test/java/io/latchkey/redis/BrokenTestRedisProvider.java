@@ -23,7 +23,13 @@ public final class BrokenTestRedisProvider implements LockBackendProvider {
         this.clientVersion = MissingDependency.version();
     }
 
-    @Override public Set<String> schemes() { throw new AssertionError("never loads, so never asked: " + clientVersion); }
+    @Override
+    public Set<String> schemes() {
+        throw new AssertionError("never loads, so never asked: " + clientVersion);
+    }
 
-    @Override public LockBackend create(URI uri, Map<String, String> settings) { throw new AssertionError(); }
+    @Override
+    public LockBackend create(URI uri, Map<String, String> settings) {
+        throw new AssertionError();
+    }
 }

@@ -7,7 +7,13 @@ import java.util.Set;
 
 /** A test provider whose superclass the tests hide: on every JDK, ServiceLoader throws a bare NoClassDefFoundError. */
 public final class SubclassedTestRedisProvider extends TestRedisProviderBase {
-    @Override public Set<String> schemes() { return Set.of("redis", "rediss", "redlock"); }
+    @Override
+    public Set<String> schemes() {
+        return Set.of("redis", "rediss", "redlock");
+    }
 
-    @Override public LockBackend create(URI uri, Map<String, String> settings) { throw new AssertionError(); }
+    @Override
+    public LockBackend create(URI uri, Map<String, String> settings) {
+        throw new AssertionError();
+    }
 }

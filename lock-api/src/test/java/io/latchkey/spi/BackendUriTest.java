@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latchkey.spi.BackendUri.HostPort;
-import java.net.URI;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -51,29 +50,47 @@ class BackendUriTest {
     @Test
     void somethingGivenTwiceIsAnErrorThatQuotesNoSecret() {
         assertThatThrownBy(() -> parse("redis://:pw1@h", Map.of("password", "pw2")))
-                .hasMessageContaining("password is given both").hasMessageNotContaining("pw1").hasMessageNotContaining("pw2");
+                .hasMessageContaining("password is given both")
+                .hasMessageNotContaining("pw1")
+                .hasMessageNotContaining("pw2");
         assertThatThrownBy(() -> parse("redis://h?timeout=1s", Map.of("timeout", "2s")))
-                .hasMessageContaining("setting timeout of 'redis://h?timeout=1s' is given both in the URI and in the settings map");
+                .hasMessageContaining(
+                        "setting timeout of 'redis://h?timeout=1s' is given both in the URI and in the settings map");
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"redis://:pw@h:0", "redis://:pw@h:x", "redis://:pw@h:", "redis://:pw@h1,,h2", "redis://:pw@[::1",
-        "redis://:pw@:6379", "redis://:p w@h"})
+    @ValueSource(
+            strings = {
+                "redis://:pw@h:0",
+                "redis://:pw@h:x",
+                "redis://:pw@h:",
+                "redis://:pw@h1,,h2",
+                "redis://:pw@[::1",
+                "redis://:pw@:6379",
+                "redis://:p w@h"
+            })
     void badHostsAreClearErrorsWithoutThePassword(String uri) {
-        assertThatThrownBy(() -> parse(uri, null)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageNotContaining("pw@").hasMessageNotContaining("p w").hasMessageContaining("***@");
+        assertThatThrownBy(() -> parse(uri, null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageNotContaining("pw@")
+                .hasMessageNotContaining("p w")
+                .hasMessageContaining("***@");
     }
 
     @Test
     void noHostIsAnErrorWithAnExample() {
-        assertThatThrownBy(() -> parse("redis:/x", null)).hasMessage("Redis URI 'redis:/x' has no host; expected for example redis://127.0.0.1:6379");
+        assertThatThrownBy(() -> parse("redis:/x", null))
+                .hasMessage("Redis URI 'redis:/x' has no host; expected for example redis://127.0.0.1:6379");
     }
 
     @Test
     void toUriReadsABareSchemeAndMasksMalformedOnes() {
         assertThat(BackendUri.toUri("mem:")).hasToString("mem:/");
-        assertThatThrownBy(() -> BackendUri.toUri("redis://u:pw d@h/x")).hasMessageContaining("malformed")
-                .hasMessageNotContaining("pw d").hasMessageContaining("'redis://***@h/x'");
-        assertThat(List.of(BackendUri.toUri("jdbc:postgresql://h/db").getScheme())).containsExactly("jdbc");
+        assertThatThrownBy(() -> BackendUri.toUri("redis://u:pw d@h/x"))
+                .hasMessageContaining("malformed")
+                .hasMessageNotContaining("pw d")
+                .hasMessageContaining("'redis://***@h/x'");
+        assertThat(List.of(BackendUri.toUri("jdbc:postgresql://h/db").getScheme()))
+                .containsExactly("jdbc");
     }
 }

@@ -43,15 +43,31 @@ public final class CountingBackend implements LockBackend {
         calls.computeIfAbsent(method, k -> new AtomicInteger()).incrementAndGet();
     }
 
-    @Override public String description() { return delegate.description(); }
+    @Override
+    public String description() {
+        return delegate.description();
+    }
 
-    @Override public Set<Capability> capabilities() { return delegate.capabilities(); }
+    @Override
+    public Set<Capability> capabilities() {
+        return delegate.capabilities();
+    }
 
-    @Override public TimeSource timeSource() { return delegate.timeSource(); }
+    @Override
+    public TimeSource timeSource() {
+        return delegate.timeSource();
+    }
 
-    @Override public void bind(GrantLossSink sink) { delegate.bind(sink); }
+    @Override
+    public void bind(GrantLossSink sink) {
+        delegate.bind(sink);
+    }
 
-    @Override public AcquireResult tryAcquire(AcquireRequest r) { hit("tryAcquire"); return delegate.tryAcquire(r); }
+    @Override
+    public AcquireResult tryAcquire(AcquireRequest r) {
+        hit("tryAcquire");
+        return delegate.tryAcquire(r);
+    }
 
     @Override
     public AcquireResult acquire(AcquireRequest r, Duration maxWait) throws InterruptedException {
@@ -65,15 +81,38 @@ public final class CountingBackend implements LockBackend {
         return delegate.awaitChange(name, timeout);
     }
 
-    @Override public RenewResult renew(Grant g, Duration lease) { hit("renew"); return delegate.renew(g, lease); }
+    @Override
+    public RenewResult renew(Grant g, Duration lease) {
+        hit("renew");
+        return delegate.renew(g, lease);
+    }
 
-    @Override public boolean release(Grant g) { hit("release"); return delegate.release(g); }
+    @Override
+    public boolean release(Grant g) {
+        hit("release");
+        return delegate.release(g);
+    }
 
-    @Override public Optional<LockInfo> inspect(String name) { hit("inspect"); return delegate.inspect(name); }
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        hit("inspect");
+        return delegate.inspect(name);
+    }
 
-    @Override public List<LockInfo> list(String prefix) { hit("list"); return delegate.list(prefix); }
+    @Override
+    public List<LockInfo> list(String prefix) {
+        hit("list");
+        return delegate.list(prefix);
+    }
 
-    @Override public boolean forceRelease(String name) { hit("forceRelease"); return delegate.forceRelease(name); }
+    @Override
+    public boolean forceRelease(String name) {
+        hit("forceRelease");
+        return delegate.forceRelease(name);
+    }
 
-    @Override public void close() { delegate.close(); }
+    @Override
+    public void close() {
+        delegate.close();
+    }
 }

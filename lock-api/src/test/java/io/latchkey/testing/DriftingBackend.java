@@ -22,11 +22,20 @@ public final class DriftingBackend implements LockBackend {
         this.driftNanos = driftNanos;
     }
 
-    @Override public String description() { return delegate.description(); }
+    @Override
+    public String description() {
+        return delegate.description();
+    }
 
-    @Override public Set<Capability> capabilities() { return delegate.capabilities(); }
+    @Override
+    public Set<Capability> capabilities() {
+        return delegate.capabilities();
+    }
 
-    @Override public void bind(GrantLossSink sink) { delegate.bind(sink); }
+    @Override
+    public void bind(GrantLossSink sink) {
+        delegate.bind(sink);
+    }
 
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
@@ -43,9 +52,18 @@ public final class DriftingBackend implements LockBackend {
         return r.held() ? RenewResult.renewed(r.validUntilNanos() - driftNanos) : r;
     }
 
-    @Override public boolean release(Grant grant) { return delegate.release(grant); }
+    @Override
+    public boolean release(Grant grant) {
+        return delegate.release(grant);
+    }
 
-    @Override public Optional<LockInfo> inspect(String name) { return delegate.inspect(name); }
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return delegate.inspect(name);
+    }
 
-    @Override public void close() { delegate.close(); }
+    @Override
+    public void close() {
+        delegate.close();
+    }
 }

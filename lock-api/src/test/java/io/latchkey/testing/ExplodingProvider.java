@@ -12,7 +12,13 @@ public final class ExplodingProvider implements LockBackendProvider {
         throw new IllegalStateException("simulated missing native library");
     }
 
-    @Override public Set<String> schemes() { return Set.of("boom"); }
+    @Override
+    public Set<String> schemes() {
+        return Set.of("boom");
+    }
 
-    @Override public LockBackend create(URI uri, Map<String, String> settings) { throw new AssertionError(); }
+    @Override
+    public LockBackend create(URI uri, Map<String, String> settings) {
+        throw new AssertionError();
+    }
 }

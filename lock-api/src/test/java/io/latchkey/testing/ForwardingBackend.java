@@ -22,15 +22,30 @@ public class ForwardingBackend implements LockBackend {
         this.delegate = delegate;
     }
 
-    @Override public String description() { return delegate.description(); }
+    @Override
+    public String description() {
+        return delegate.description();
+    }
 
-    @Override public Set<Capability> capabilities() { return delegate.capabilities(); }
+    @Override
+    public Set<Capability> capabilities() {
+        return delegate.capabilities();
+    }
 
-    @Override public TimeSource timeSource() { return delegate.timeSource(); }
+    @Override
+    public TimeSource timeSource() {
+        return delegate.timeSource();
+    }
 
-    @Override public void bind(GrantLossSink sink) { delegate.bind(sink); }
+    @Override
+    public void bind(GrantLossSink sink) {
+        delegate.bind(sink);
+    }
 
-    @Override public AcquireResult tryAcquire(AcquireRequest r) { return delegate.tryAcquire(r); }
+    @Override
+    public AcquireResult tryAcquire(AcquireRequest r) {
+        return delegate.tryAcquire(r);
+    }
 
     @Override
     public AcquireResult acquire(AcquireRequest r, Duration maxWait) throws InterruptedException {
@@ -42,15 +57,33 @@ public class ForwardingBackend implements LockBackend {
         return delegate.awaitChange(name, timeout);
     }
 
-    @Override public RenewResult renew(Grant g, Duration lease) { return delegate.renew(g, lease); }
+    @Override
+    public RenewResult renew(Grant g, Duration lease) {
+        return delegate.renew(g, lease);
+    }
 
-    @Override public boolean release(Grant g) { return delegate.release(g); }
+    @Override
+    public boolean release(Grant g) {
+        return delegate.release(g);
+    }
 
-    @Override public Optional<LockInfo> inspect(String name) { return delegate.inspect(name); }
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return delegate.inspect(name);
+    }
 
-    @Override public List<LockInfo> list(String prefix) { return delegate.list(prefix); }
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return delegate.list(prefix);
+    }
 
-    @Override public boolean forceRelease(String name) { return delegate.forceRelease(name); }
+    @Override
+    public boolean forceRelease(String name) {
+        return delegate.forceRelease(name);
+    }
 
-    @Override public void close() { delegate.close(); }
+    @Override
+    public void close() {
+        delegate.close();
+    }
 }

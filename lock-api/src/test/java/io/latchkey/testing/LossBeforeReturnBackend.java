@@ -22,9 +22,15 @@ public final class LossBeforeReturnBackend implements LockBackend {
         this.delegate = delegate;
     }
 
-    @Override public String description() { return delegate.description(); }
+    @Override
+    public String description() {
+        return delegate.description();
+    }
 
-    @Override public Set<Capability> capabilities() { return delegate.capabilities(); }
+    @Override
+    public Set<Capability> capabilities() {
+        return delegate.capabilities();
+    }
 
     @Override
     public void bind(GrantLossSink sink) {
@@ -36,16 +42,29 @@ public final class LossBeforeReturnBackend implements LockBackend {
     public AcquireResult tryAcquire(AcquireRequest request) {
         AcquireResult r = delegate.tryAcquire(request);
         if (r instanceof Grant g) {
-            sink.grantLost(g.name(), g.owner(), LockLoss.Reason.SESSION_LOST, "session ended right after the grant", null);
+            sink.grantLost(
+                    g.name(), g.owner(), LockLoss.Reason.SESSION_LOST, "session ended right after the grant", null);
         }
         return r;
     }
 
-    @Override public RenewResult renew(Grant grant, Duration lease) { return delegate.renew(grant, lease); }
+    @Override
+    public RenewResult renew(Grant grant, Duration lease) {
+        return delegate.renew(grant, lease);
+    }
 
-    @Override public boolean release(Grant grant) { return delegate.release(grant); }
+    @Override
+    public boolean release(Grant grant) {
+        return delegate.release(grant);
+    }
 
-    @Override public Optional<LockInfo> inspect(String name) { return delegate.inspect(name); }
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return delegate.inspect(name);
+    }
 
-    @Override public void close() { delegate.close(); }
+    @Override
+    public void close() {
+        delegate.close();
+    }
 }

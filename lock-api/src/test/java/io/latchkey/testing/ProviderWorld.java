@@ -47,7 +47,8 @@ public final class ProviderWorld extends ClassLoader {
 
     /** Providers defined by this loader, none hidden. */
     public static ProviderWorld of(Path dir, Class<?>... providers) {
-        List<String> names = java.util.Arrays.stream(providers).map(Class::getName).toList();
+        List<String> names =
+                java.util.Arrays.stream(providers).map(Class::getName).toList();
         return new ProviderWorld(dir, names, Set.of(), Set.copyOf(names));
     }
 

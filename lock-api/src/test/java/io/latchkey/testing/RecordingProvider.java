@@ -13,7 +13,10 @@ public final class RecordingProvider implements LockBackendProvider {
     public static final AtomicReference<URI> LAST_URI = new AtomicReference<>();
     public static final AtomicReference<Map<String, String>> LAST_SETTINGS = new AtomicReference<>();
 
-    @Override public Set<String> schemes() { return Set.of("recording"); }
+    @Override
+    public Set<String> schemes() {
+        return Set.of("recording");
+    }
 
     @Override
     public LockBackend create(URI uri, Map<String, String> settings) {

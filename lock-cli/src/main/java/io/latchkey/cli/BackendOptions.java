@@ -16,14 +16,19 @@ import picocli.CommandLine.Option;
  */
 public final class BackendOptions {
 
-    @Option(names = {"-b", "--backend"}, paramLabel = "URI",
+    @Option(
+            names = {"-b", "--backend"},
+            paramLabel = "URI",
             description = "The lock store (default: $LATCHKEY_BACKEND, else the embedded H2 file ~/.latchkey/locks). "
                     + "mem:NAME, jdbc:h2:..., jdbc:postgresql://..., jdbc:mariadb://..., redis://..., redlock://h1:p1,h2:p2,h3:p3, "
                     + "zookeeper://..., etcd://... or a scheme of your own provider.")
     String backend;
 
-    @Option(names = {"-s", "--setting"}, paramLabel = "KEY=VALUE",
-            description = "A backend setting (repeatable), e.g. -s password=... -s table=my_locks. See the backend's README.")
+    @Option(
+            names = {"-s", "--setting"},
+            paramLabel = "KEY=VALUE",
+            description =
+                    "A backend setting (repeatable), e.g. -s password=... -s table=my_locks. See the backend's README.")
     Map<String, String> settings = new LinkedHashMap<>();
 
     /** The URI the command names: the option, else the environment variable, else the embedded default's file. */
@@ -57,8 +62,8 @@ public final class BackendOptions {
         }
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         String uri = BackendUris.check(uri(), loader);
-        return BackendUris.explainingMissingDriver(uri, loader,
-                () -> SharedFileRetry.call(uri, "opening", () -> Latchkey.connect(uri, settings())));
+        return BackendUris.explainingMissingDriver(
+                uri, loader, () -> SharedFileRetry.call(uri, "opening", () -> Latchkey.connect(uri, settings())));
     }
 
     /** True when neither --backend nor the environment names a backend. */
@@ -78,7 +83,8 @@ public final class BackendOptions {
         if (isEmbeddedDefault()) {
             return EmbeddedServer.withServer(e -> new EmbeddedServer.Endpoint(e.uri(), merged(e.settings())));
         }
-        return new EmbeddedServer.Endpoint(BackendUris.check(uri(), Thread.currentThread().getContextClassLoader()), settings());
+        return new EmbeddedServer.Endpoint(
+                BackendUris.check(uri(), Thread.currentThread().getContextClassLoader()), settings());
     }
 
     private Map<String, String> merged(Map<String, String> base) {

@@ -27,8 +27,7 @@ final class BackendUris {
 
     private static final Pattern MALFORMED = Pattern.compile("backend URI '(.*)' is malformed: (.*)", Pattern.DOTALL);
 
-    private BackendUris() {
-    }
+    private BackendUris() {}
 
     /**
      * Returns the URI if it is usable.
@@ -43,15 +42,20 @@ final class BackendUris {
         try {
             scheme = Latchkey.schemeOf(uri);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("malformed backend URI '" + Redaction.redact(uri) + "': it has no scheme; " + EXAMPLES);
+            throw new IllegalArgumentException(
+                    "malformed backend URI '" + Redaction.redact(uri) + "': it has no scheme; " + EXAMPLES);
         }
         try {
             BackendUri.toUri(uri.endsWith(":") ? uri + "/" : uri);
         } catch (IllegalArgumentException e) {
             // the SPI's message with its masking, worded as the CLI's other usage errors and with examples
             Matcher m = MALFORMED.matcher(String.valueOf(e.getMessage()));
-            throw new IllegalArgumentException((m.matches() ? "malformed backend URI '" + m.group(1) + "': " + m.group(2)
-                    : "malformed backend URI: " + e.getMessage()) + ", " + EXAMPLES, e);
+            throw new IllegalArgumentException(
+                    (m.matches()
+                                    ? "malformed backend URI '" + m.group(1) + "': " + m.group(2)
+                                    : "malformed backend URI: " + e.getMessage())
+                            + ", " + EXAMPLES,
+                    e);
         }
         List<BackendProviderInfo> found = Latchkey.providers(loader);
         TreeSet<String> schemes = new TreeSet<>();
@@ -68,8 +72,9 @@ final class BackendUris {
         }
         boolean forced = System.getProperty(Latchkey.PROVIDER_SETTING) != null;
         if (!forced && !servedByABrokenProvider && !schemes.contains(scheme)) {
-            throw new IllegalArgumentException("unknown scheme '" + scheme + ":' in backend URI '" + Redaction.redact(uri)
-                    + "'; known schemes: " + String.join(", ", schemes.stream().map(s -> s + ":").toList()) + failed);
+            throw new IllegalArgumentException("unknown scheme '" + scheme + ":' in backend URI '"
+                    + Redaction.redact(uri) + "'; known schemes: "
+                    + String.join(", ", schemes.stream().map(s -> s + ":").toList()) + failed);
         }
         return Objects.requireNonNull(uri);
     }

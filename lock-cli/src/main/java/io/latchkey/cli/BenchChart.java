@@ -18,8 +18,7 @@ import org.knowm.xchart.style.Styler;
  * thread after measuring.
  */
 final class BenchChart {
-    private BenchChart() {
-    }
+    private BenchChart() {}
 
     static void write(List<BenchResult> results, Path file) throws IOException {
         List<BenchResult> ok = results.stream().filter(r -> r.failure() == null).toList();
@@ -27,18 +26,29 @@ final class BenchChart {
         int threads = ok.isEmpty() ? 0 : ok.get(0).threads();
 
         int width = Math.max(640, 90 * labels.size() + 160);
-        CategoryChart throughput = new CategoryChartBuilder().width(width).height(480)
+        CategoryChart throughput = new CategoryChartBuilder()
+                .width(width)
+                .height(480)
                 .title("Lock cycles per second (" + threads + " contending clients)")
-                .xAxisTitle("backend").yAxisTitle("acquire + release per second").build();
+                .xAxisTitle("backend")
+                .yAxisTitle("acquire + release per second")
+                .build();
         List<Double> cycles = ok.stream().map(BenchResult::cyclesPerSecond).toList();
         style(throughput, cycles);
         throughput.addSeries("cycles/s", labels, cycles);
 
-        CategoryChart latency = new CategoryChartBuilder().width(width).height(480)
-                .title("Time to acquire (waiting included)").xAxisTitle("backend").yAxisTitle("milliseconds").build();
+        CategoryChart latency = new CategoryChartBuilder()
+                .width(width)
+                .height(480)
+                .title("Time to acquire (waiting included)")
+                .xAxisTitle("backend")
+                .yAxisTitle("milliseconds")
+                .build();
         List<Double> p50 = ok.stream().map(r -> r.p50Nanos() / 1e6).toList();
         List<Double> p99 = ok.stream().map(r -> r.p99Nanos() / 1e6).toList();
-        style(latency, java.util.stream.Stream.concat(p50.stream(), p99.stream()).toList());
+        style(
+                latency,
+                java.util.stream.Stream.concat(p50.stream(), p99.stream()).toList());
         latency.addSeries("p50", labels, p50);
         latency.addSeries("p99", labels, p99);
 

@@ -27,43 +27,66 @@ import picocli.CommandLine.Spec;
  * {@link BenchTarget} before the backend's clock starts and stopped when its turn ends (or by a shutdown hook
  * on Ctrl-C); one that cannot be started is a "not measured" row, and the next backend runs.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Runs a short side-by-side of backends: N clients contend for one lock; shows a progress bar, "
-                + "prints cycles/s, hand-off rate and p50/p99 time to acquire, and writes a PNG chart.",
-                "Keywords start something throw-away on this machine (free loopback port, temporary data directory, "
-                + "durability relaxed; stopped afterwards, also on Ctrl-C; start-up is not measured): mem (in-JVM store), "
-                + "h2 (H2 file), redis (redis-server), postgres / postgres-session (PostgreSQL; lock-jdbc lease / session "
-                + "mode), mariadb (mariadbd), zookeeper (in-process server), etcd. A missing binary is reported with the "
-                + "Debian package to install; the other backends still run.",
-                "Anything else is a backend URI you run, e.g. jdbc:postgresql://host/db or redlock://h1:p1,h2:p2,h3:p3.",
-                "A first look only: the JMH suite in the jmh module is the rigorous measurement.", ""},
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Runs a short side-by-side of backends: N clients contend for one lock; shows a progress bar, "
+                    + "prints cycles/s, hand-off rate and p50/p99 time to acquire, and writes a PNG chart.",
+            "Keywords start something throw-away on this machine (free loopback port, temporary data directory, "
+                    + "durability relaxed; stopped afterwards, also on Ctrl-C; start-up is not measured): mem (in-JVM store), "
+                    + "h2 (H2 file), redis (redis-server), postgres / postgres-session (PostgreSQL; lock-jdbc lease / session "
+                    + "mode), mariadb (mariadbd), zookeeper (in-process server), etcd. A missing binary is reported with the "
+                    + "Debian package to install; the other backends still run.",
+            "Anything else is a backend URI you run, e.g. jdbc:postgresql://host/db or redlock://h1:p1,h2:p2,h3:p3.",
+            "A first look only: the JMH suite in the jmh module is the rigorous measurement.",
+            ""
+        },
         footerHeading = "%nExit status:%n",
-        footer = {"  0 measured, 1 an exclusion violation was seen, 64 usage error,",
-                "  69 a backend could not be measured"})
+        footer = {
+            "  0 measured, 1 an exclusion violation was seen, 64 usage error,",
+            "  69 a backend could not be measured"
+        })
 public final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-B", "--backends"}, paramLabel = "LIST", defaultValue = "mem,h2",
+    @Option(
+            names = {"-B", "--backends"},
+            paramLabel = "LIST",
+            defaultValue = "mem,h2",
             description = "Comma-separated keywords or URIs (default: ${DEFAULT-VALUE}).")
     String backends;
 
-    @Option(names = {"-d", "--duration"}, paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
+    @Option(
+            names = {"-d", "--duration"},
+            paramLabel = "DURATION",
+            defaultValue = "10s",
+            converter = DurationConverter.class,
             description = "Measuring time per backend (default: ${DEFAULT-VALUE}).")
     Duration duration;
 
-    @Option(names = {"-t", "--threads"}, paramLabel = "N", defaultValue = "4",
+    @Option(
+            names = {"-t", "--threads"},
+            paramLabel = "N",
+            defaultValue = "4",
             description = "Contending clients, one thread each (1-256, default: ${DEFAULT-VALUE}).")
     int threads;
 
-    @Option(names = "--chart", paramLabel = "FILE", defaultValue = "latchkey-bench.png",
+    @Option(
+            names = "--chart",
+            paramLabel = "FILE",
+            defaultValue = "latchkey-bench.png",
             description = "Where to write the PNG chart (default: ${DEFAULT-VALUE}).")
     Path chart;
 
     @Option(names = "--no-chart", description = "Do not write a chart.")
     boolean noChart;
 
-    @Option(names = {"-s", "--setting"}, paramLabel = "KEY=VALUE",
+    @Option(
+            names = {"-s", "--setting"},
+            paramLabel = "KEY=VALUE",
             description = "A backend setting for the URIs you give (repeatable).")
     Map<String, String> settings = new LinkedHashMap<>();
 
@@ -83,16 +106,23 @@ public final class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         List<BenchResult> results = new ArrayList<>();
         long perBackend = duration.toMillis();
-        try (ProgressBar bar = new ProgressBarBuilder().setTaskName("bench").setInitialMax(perBackend * items.size())
+        try (ProgressBar bar = new ProgressBarBuilder()
+                .setTaskName("bench")
+                .setInitialMax(perBackend * items.size())
                 .setStyle(System.console() != null ? ProgressBarStyle.COLORFUL_UNICODE_BLOCK : ProgressBarStyle.ASCII)
-                .setUnit("s", 1000).setUpdateIntervalMillis(200).hideEta().continuousUpdate().build()) {
+                .setUnit("s", 1000)
+                .setUpdateIntervalMillis(200)
+                .hideEta()
+                .continuousUpdate()
+                .build()) {
             for (int i = 0; i < items.size(); i++) {
                 long base = i * perBackend;
                 String item = items.get(i);
                 bar.setExtraMessage(item);
                 // a keyword's server starts here, before BenchRunner starts the clock
                 try (BenchTarget target = BenchTarget.start(item, threads, settings)) {
-                    results.add(BenchRunner.run(target, target.settings, threads, duration, ms -> bar.stepTo(base + ms)));
+                    results.add(
+                            BenchRunner.run(target, target.settings, threads, duration, ms -> bar.stepTo(base + ms)));
                 } catch (RuntimeException e) {
                     results.add(BenchResult.failed(item, threads, UsageErrors.oneLine(String.valueOf(e.getMessage()))));
                 }
@@ -104,7 +134,8 @@ public final class BenchCommand implements Callable<Integer> {
             BenchChart.write(results, chart);
             out.println("chart: " + chart.toAbsolutePath());
         }
-        out.println("A first look: one run of " + duration.toMillis() / 1000.0 + " s per backend, no warm-up, no forks, on a machine "
+        out.println("A first look: one run of " + duration.toMillis() / 1000.0
+                + " s per backend, no warm-up, no forks, on a machine "
                 + "that may be busy. For rigorous figures use the JMH suite in the jmh module (see its README).");
         if (results.stream().anyMatch(r -> r.overlaps() > 0)) {
             out.println("EXCLUSION VIOLATED: two clients held the lock at once (see 'overlaps'); please report it.");
@@ -115,15 +146,35 @@ public final class BenchCommand implements Callable<Integer> {
 
     static String table(List<BenchResult> results) {
         List<String[]> rows = new ArrayList<>();
-        rows.add(new String[] {"BACKEND", "CLIENTS", "CYCLES/S", "HANDOFF %", "P50 ACQUIRE", "P99 ACQUIRE", "TIMEOUTS", "ERRORS", "OVERLAPS"});
+        rows.add(new String[] {
+            "BACKEND",
+            "CLIENTS",
+            "CYCLES/S",
+            "HANDOFF %",
+            "P50 ACQUIRE",
+            "P99 ACQUIRE",
+            "TIMEOUTS",
+            "ERRORS",
+            "OVERLAPS"
+        });
         for (BenchResult r : results) {
             if (r.failure() != null) {
-                rows.add(new String[] {r.label(), Integer.toString(r.threads()), "not measured: " + r.failure(), "", "", "", "", "", ""});
+                rows.add(new String[] {
+                    r.label(), Integer.toString(r.threads()), "not measured: " + r.failure(), "", "", "", "", "", ""
+                });
                 continue;
             }
-            rows.add(new String[] {r.label(), Integer.toString(r.threads()), String.format(Locale.ROOT, "%.0f", r.cyclesPerSecond()),
-                    String.format(Locale.ROOT, "%.1f", r.handoffPercent()), millis(r.p50Nanos()), millis(r.p99Nanos()),
-                    Long.toString(r.timeouts()), Long.toString(r.errors()), Long.toString(r.overlaps())});
+            rows.add(new String[] {
+                r.label(),
+                Integer.toString(r.threads()),
+                String.format(Locale.ROOT, "%.0f", r.cyclesPerSecond()),
+                String.format(Locale.ROOT, "%.1f", r.handoffPercent()),
+                millis(r.p50Nanos()),
+                millis(r.p99Nanos()),
+                Long.toString(r.timeouts()),
+                Long.toString(r.errors()),
+                Long.toString(r.overlaps())
+            });
         }
         return Tables.render(rows);
     }

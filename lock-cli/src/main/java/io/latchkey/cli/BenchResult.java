@@ -17,8 +17,18 @@ import java.util.Arrays;
  * @param overlaps  grants made while another was still held: must be 0 (exclusion)
  * @param failure   why the backend could not be measured at all, else null
  */
-record BenchResult(String label, int threads, double seconds, long cycles, long handoffs, long p50Nanos, long p99Nanos,
-                   long timeouts, long errors, long overlaps, String failure) {
+record BenchResult(
+        String label,
+        int threads,
+        double seconds,
+        long cycles,
+        long handoffs,
+        long p50Nanos,
+        long p99Nanos,
+        long timeouts,
+        long errors,
+        long overlaps,
+        String failure) {
 
     static BenchResult failed(String label, int threads, String why) {
         return new BenchResult(label, threads, 0, 0, 0, 0, 0, 0, 0, 0, why);

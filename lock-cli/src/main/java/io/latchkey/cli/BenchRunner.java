@@ -30,11 +30,15 @@ import java.util.function.LongConsumer;
 final class BenchRunner {
     private static final Duration ATTEMPT_WAIT = Duration.ofSeconds(5);
 
-    private BenchRunner() {
-    }
+    private BenchRunner() {}
 
-    static BenchResult run(BenchTarget target, Map<String, String> settings, int threads, Duration duration,
-                           LongConsumer progressMillis) throws InterruptedException {
+    static BenchResult run(
+            BenchTarget target,
+            Map<String, String> settings,
+            int threads,
+            Duration duration,
+            LongConsumer progressMillis)
+            throws InterruptedException {
         List<LockClient> clients = new ArrayList<>();
         try {
             for (int i = 0; i < threads; i++) {
@@ -57,44 +61,46 @@ final class BenchRunner {
                 DistributedLock lock = clients.get(t).lock(name);
                 Worker w = new Worker();
                 workers[t] = w;
-                Thread thread = new Thread(() -> {
-                    try {
-                        start.await();
-                        while (System.nanoTime() - deadline[0] < 0) {
-                            long t0 = System.nanoTime();
-                            Optional<LockHandle> h;
+                Thread thread = new Thread(
+                        () -> {
                             try {
-                                h = lock.tryAcquire(ATTEMPT_WAIT);
-                            } catch (BackendUnavailableException e) {
+                                start.await();
+                                while (System.nanoTime() - deadline[0] < 0) {
+                                    long t0 = System.nanoTime();
+                                    Optional<LockHandle> h;
+                                    try {
+                                        h = lock.tryAcquire(ATTEMPT_WAIT);
+                                    } catch (BackendUnavailableException e) {
+                                        errors.incrementAndGet();
+                                        firstError.compareAndSet(null, e.getMessage());
+                                        continue;
+                                    }
+                                    long t1 = System.nanoTime();
+                                    if (h.isEmpty()) {
+                                        timeouts.incrementAndGet();
+                                        continue;
+                                    }
+                                    try (LockHandle handle = h.get()) {
+                                        if (holders.incrementAndGet() != 1) {
+                                            overlaps.incrementAndGet();
+                                        }
+                                        int previous = lastHolder.getAndSet(me);
+                                        if (previous != me && previous != -1) {
+                                            handoffs.incrementAndGet();
+                                        }
+                                        holders.decrementAndGet();
+                                        handle.release();
+                                    }
+                                    w.add(t1 - t0);
+                                }
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            } catch (LockException | IllegalStateException e) {
                                 errors.incrementAndGet();
                                 firstError.compareAndSet(null, e.getMessage());
-                                continue;
                             }
-                            long t1 = System.nanoTime();
-                            if (h.isEmpty()) {
-                                timeouts.incrementAndGet();
-                                continue;
-                            }
-                            try (LockHandle handle = h.get()) {
-                                if (holders.incrementAndGet() != 1) {
-                                    overlaps.incrementAndGet();
-                                }
-                                int previous = lastHolder.getAndSet(me);
-                                if (previous != me && previous != -1) {
-                                    handoffs.incrementAndGet();
-                                }
-                                holders.decrementAndGet();
-                                handle.release();
-                            }
-                            w.add(t1 - t0);
-                        }
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    } catch (LockException | IllegalStateException e) {
-                        errors.incrementAndGet();
-                        firstError.compareAndSet(null, e.getMessage());
-                    }
-                }, "latchkey-bench-" + t);
+                        },
+                        "latchkey-bench-" + t);
                 thread.start();
                 running.add(thread);
             }
@@ -120,9 +126,18 @@ final class BenchRunner {
             if (cycles == 0 && firstError.get() != null) {
                 return BenchResult.failed(target.label, threads, firstError.get());
             }
-            return new BenchResult(target.label, threads, seconds, cycles, handoffs.get(),
-                    BenchResult.quantile(sorted, n, 0.50), BenchResult.quantile(sorted, n, 0.99),
-                    timeouts.get(), errors.get(), overlaps.get(), null);
+            return new BenchResult(
+                    target.label,
+                    threads,
+                    seconds,
+                    cycles,
+                    handoffs.get(),
+                    BenchResult.quantile(sorted, n, 0.50),
+                    BenchResult.quantile(sorted, n, 0.99),
+                    timeouts.get(),
+                    errors.get(),
+                    overlaps.get(),
+                    null);
         } finally {
             clients.forEach(LockClient::close);
         }

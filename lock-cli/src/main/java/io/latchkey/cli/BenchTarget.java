@@ -35,8 +35,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@link BenchCleanup} also runs the clean-up if the JVM is stopped first (Ctrl-C).
  */
 final class BenchTarget implements AutoCloseable {
-    static final List<String> KEYWORDS = List.of("mem", "h2", "redis", "postgres", "postgres-session", "mariadb",
-            "zookeeper", "etcd");
+    static final List<String> KEYWORDS =
+            List.of("mem", "h2", "redis", "postgres", "postgres-session", "mariadb", "zookeeper", "etcd");
 
     final String label;
     final String uri;
@@ -64,8 +64,10 @@ final class BenchTarget implements AutoCloseable {
         List<String> items = new ArrayList<>();
         for (String piece : list.split(",")) {
             String p = piece.trim();
-            boolean starts = KEYWORDS.contains(p.toLowerCase(Locale.ROOT)) || p.contains("://")
-                    || p.startsWith("jdbc:") || p.startsWith("mem:");
+            boolean starts = KEYWORDS.contains(p.toLowerCase(Locale.ROOT))
+                    || p.contains("://")
+                    || p.startsWith("jdbc:")
+                    || p.startsWith("mem:");
             if (starts || items.isEmpty()) {
                 items.add(p);
             } else {
@@ -92,7 +94,7 @@ final class BenchTarget implements AutoCloseable {
     static BenchTarget start(String item, int clients, Map<String, String> userSettings) {
         String keyword = item.toLowerCase(Locale.ROOT);
         if (!isKeyword(keyword)) {
-            return new BenchTarget(io.latchkey.spi.Redaction.redact(item), item, userSettings, () -> { });
+            return new BenchTarget(io.latchkey.spi.Redaction.redact(item), item, userSettings, () -> {});
         }
         String random = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
         BenchCleanup cleanup = new BenchCleanup(keyword);
@@ -101,18 +103,27 @@ final class BenchTarget implements AutoCloseable {
                 case "mem" -> new BenchTarget("mem", "mem:bench-" + random, Map.of(), cleanup);
                 case "h2" -> {
                     Path dir = LocalServers.temporaryDirectory(null, "latchkey-bench-h2-", cleanup);
-                    yield new BenchTarget("h2 (embedded file)", "jdbc:h2:file:" + dir.resolve("bench").toAbsolutePath(),
-                            Map.of(), cleanup);
+                    yield new BenchTarget(
+                            "h2 (embedded file)",
+                            "jdbc:h2:file:" + dir.resolve("bench").toAbsolutePath(),
+                            Map.of(),
+                            cleanup);
                 }
                 case "redis" -> new BenchTarget("redis (local server)", startRedis(cleanup), Map.of(), cleanup);
-                case "postgres" -> new BenchTarget("postgres (local server)", LocalPostgres.start(clients, cleanup),
-                        Map.of(), cleanup);
-                case "postgres-session" -> new BenchTarget("postgres (local server, session mode)",
-                        LocalPostgres.start(clients, cleanup), Map.of("mode", "session"), cleanup);
-                case "mariadb" -> new BenchTarget("mariadb (local server)", LocalMariaDb.start(clients, cleanup),
-                        Map.of(), cleanup);
-                case "zookeeper" -> new BenchTarget("zookeeper (in-process server)", InProcessZooKeeper.start(cleanup),
-                        Map.of(), cleanup);
+                case "postgres" ->
+                    new BenchTarget(
+                            "postgres (local server)", LocalPostgres.start(clients, cleanup), Map.of(), cleanup);
+                case "postgres-session" ->
+                    new BenchTarget(
+                            "postgres (local server, session mode)",
+                            LocalPostgres.start(clients, cleanup),
+                            Map.of("mode", "session"),
+                            cleanup);
+                case "mariadb" ->
+                    new BenchTarget("mariadb (local server)", LocalMariaDb.start(clients, cleanup), Map.of(), cleanup);
+                case "zookeeper" ->
+                    new BenchTarget(
+                            "zookeeper (in-process server)", InProcessZooKeeper.start(cleanup), Map.of(), cleanup);
                 case "etcd" -> new BenchTarget("etcd (local server)", LocalEtcd.start(cleanup), Map.of(), cleanup);
                 default -> throw new IllegalArgumentException("no starter for keyword " + keyword);
             };
@@ -133,8 +144,11 @@ final class BenchTarget implements AutoCloseable {
         Path binary = LocalServers.require(RedisServer.BINARY, RedisServer.DEBIAN_PACKAGE, "redis://host:6379");
         Path dir = LocalServers.temporaryDirectory(null, "latchkey-bench-redis-", cleanup);
         int port = FreePorts.find();
-        LocalServers.start(RedisServer.process(binary, dir, port, null, List.of())
-                .name("redis-server for bench on 127.0.0.1:" + port).build(), cleanup);
+        LocalServers.start(
+                RedisServer.process(binary, dir, port, null, List.of())
+                        .name("redis-server for bench on 127.0.0.1:" + port)
+                        .build(),
+                cleanup);
         return RedisServer.uri(port, false);
     }
 

@@ -21,8 +21,7 @@ import org.slf4j.LoggerFactory;
 final class ChildProcesses {
     private static final Logger log = LoggerFactory.getLogger(ChildProcesses.class);
 
-    private ChildProcesses() {
-    }
+    private ChildProcesses() {}
 
     /** Sends the named signal ("TERM", "INT", "HUP") to the child only, as a shell would. */
     static void signal(Process child, String signal) {
@@ -35,13 +34,19 @@ final class ChildProcesses {
         }
         try {
             Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(child.pid()))
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
             if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
                 log.warn("could not send SIG{} to pid {}; sending SIGTERM", signal, child.pid());
                 child.destroy();
             }
         } catch (IOException e) {
-            log.warn("could not run kill to send SIG{} to pid {} ({}); sending SIGTERM", signal, child.pid(), e.toString());
+            log.warn(
+                    "could not run kill to send SIG{} to pid {} ({}); sending SIGTERM",
+                    signal,
+                    child.pid(),
+                    e.toString());
             child.destroy();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -58,13 +63,16 @@ final class ChildProcesses {
         List<ProcessHandle> tree = tree(child);
         tree.forEach(ProcessHandle::destroy);
         CompletableFuture.delayedExecutor(grace.toNanos(), TimeUnit.NANOSECONDS).execute(() -> {
-            Set<ProcessHandle> now = new LinkedHashSet<>(tree);    // ProcessHandle equality is by pid
+            Set<ProcessHandle> now = new LinkedHashSet<>(tree); // ProcessHandle equality is by pid
             if (child.isAlive()) {
                 now.addAll(tree(child));
             }
             for (ProcessHandle p : now) {
                 if (p.isAlive()) {
-                    log.warn("pid {} did not exit within {} of SIGTERM; sending SIGKILL", p.pid(), DurationConverter.format(grace));
+                    log.warn(
+                            "pid {} did not exit within {} of SIGTERM; sending SIGKILL",
+                            p.pid(),
+                            DurationConverter.format(grace));
                     p.destroyForcibly();
                 }
             }
@@ -82,7 +90,7 @@ final class ChildProcesses {
     static int waitFor(Process child) {
         boolean interrupted = false;
         try {
-            for (;;) {
+            for (; ; ) {
                 try {
                     return child.waitFor();
                 } catch (InterruptedException e) {

@@ -25,8 +25,7 @@ final class CliLogging {
     static final String DEFAULT_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
     static final String LATCHKEY_LEVEL = "org.slf4j.simpleLogger.log.io.latchkey";
 
-    private CliLogging() {
-    }
+    private CliLogging() {}
 
     static void configure() {
         if (System.getProperty(DEFAULT_LEVEL) == null) {
@@ -80,11 +79,9 @@ final class CliLogging {
         }
 
         @Override
-        public void flush() {
-        }
+        public void flush() {}
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 }

@@ -15,8 +15,7 @@ public final class EmbeddedBackend {
     /** The environment variable that replaces the embedded default. */
     public static final String ENV = "LATCHKEY_BACKEND";
 
-    private EmbeddedBackend() {
-    }
+    private EmbeddedBackend() {}
 
     /**
      * True for an H2 file database in automatic mixed mode. Opening one races when several processes start
@@ -26,7 +25,10 @@ public final class EmbeddedBackend {
      */
     static boolean isSharedH2File(String uri) {
         String u = uri.toLowerCase(java.util.Locale.ROOT);
-        return u.startsWith("jdbc:h2:") && !u.startsWith("jdbc:h2:mem:") && !u.startsWith("jdbc:h2:tcp:")
-                && !u.startsWith("jdbc:h2:ssl:") && u.contains("auto_server=true");
+        return u.startsWith("jdbc:h2:")
+                && !u.startsWith("jdbc:h2:mem:")
+                && !u.startsWith("jdbc:h2:tcp:")
+                && !u.startsWith("jdbc:h2:ssl:")
+                && u.contains("auto_server=true");
     }
 }

@@ -60,15 +60,14 @@ final class EmbeddedServer {
     static final String USER = "latchkey";
     /** Environment variable: idle time after which the server stops (default 10m). */
     static final String IDLE_ENV = "LATCHKEY_SERVER_IDLE";
+
     private static final Duration DEFAULT_IDLE = Duration.ofMinutes(10);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
-    private EmbeddedServer() {
-    }
+    private EmbeddedServer() {}
 
     /** What a client needs: the URI and the settings (credentials) for {@code Latchkey.connect}. */
-    record Endpoint(String uri, Map<String, String> settings) {
-    }
+    record Endpoint(String uri, Map<String, String> settings) {}
 
     /** The store's directory: {@code ~/.latchkey}. */
     static Path directory() {
@@ -83,7 +82,8 @@ final class EmbeddedServer {
         Path dir = directory();
         try {
             createPrivateDirectory(dir);
-            try (FileChannel channel = FileChannel.open(dir.resolve("server.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            try (FileChannel channel =
+                    FileChannel.open(dir.resolve("server.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
                 FileLock lock = channel.lock();
                 try {
                     Properties p = running(dir).orElseGet(() -> start(dir));
@@ -95,8 +95,11 @@ final class EmbeddedServer {
             }
         } catch (IOException | UncheckedIOException e) {
             Throwable cause = e instanceof UncheckedIOException u ? u.getCause() : e;
-            throw new BackendUnavailableException("Could not start or reach the embedded lock store in " + dir + ": "
-                    + cause.getMessage(), null, "embedded H2 (" + dir + ")", cause);
+            throw new BackendUnavailableException(
+                    "Could not start or reach the embedded lock store in " + dir + ": " + cause.getMessage(),
+                    null,
+                    "embedded H2 (" + dir + ")",
+                    cause);
         }
     }
 
@@ -130,13 +133,28 @@ final class EmbeddedServer {
             if (Files.isExecutable(Paths.get("/usr/bin/setsid")) || Files.isExecutable(Paths.get("/bin/setsid"))) {
                 cmd.add("setsid");
             }
-            cmd.add(ProcessHandle.current().info().command().orElse(Paths.get(System.getProperty("java.home"), "bin", "java").toString()));
-            cmd.addAll(List.of("-Xmx96m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Dh2.bindAddress=127.0.0.1",
+            cmd.add(ProcessHandle.current()
+                    .info()
+                    .command()
+                    .orElse(Paths.get(System.getProperty("java.home"), "bin", "java")
+                            .toString()));
+            cmd.addAll(List.of(
+                    "-Xmx96m",
+                    "-XX:TieredStopAtLevel=1",
+                    "-XX:+UseSerialGC",
+                    "-Dh2.bindAddress=127.0.0.1",
                     "-Duser.home=" + System.getProperty("user.home"),
-                    "-cp", ownClassPath(), EmbeddedServer.class.getName(), dir.toString()));
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("server.log").toFile()))
-                    .redirectInput(ProcessBuilder.Redirect.from(Paths.get("/dev/null").toFile())).start();
+                    "-cp",
+                    ownClassPath(),
+                    EmbeddedServer.class.getName(),
+                    dir.toString()));
+            Process p = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                            dir.resolve("server.log").toFile()))
+                    .redirectInput(
+                            ProcessBuilder.Redirect.from(Paths.get("/dev/null").toFile()))
+                    .start();
             long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
             while (System.nanoTime() - deadline < 0) {
                 Optional<Properties> up = running(dir);
@@ -148,8 +166,8 @@ final class EmbeddedServer {
                 }
                 TimeUnit.MILLISECONDS.sleep(50);
             }
-            throw new IOException("the embedded H2 server did not start within " + DurationConverter.format(START_TIMEOUT)
-                    + "; see " + dir.resolve("server.log"));
+            throw new IOException("the embedded H2 server did not start within "
+                    + DurationConverter.format(START_TIMEOUT) + "; see " + dir.resolve("server.log"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -160,7 +178,12 @@ final class EmbeddedServer {
 
     private static String ownClassPath() {
         try {
-            return Paths.get(EmbeddedServer.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            return Paths.get(EmbeddedServer.class
+                            .getProtectionDomain()
+                            .getCodeSource()
+                            .getLocation()
+                            .toURI())
+                    .toString();
         } catch (URISyntaxException e) {
             return System.getProperty("java.class.path");
         }
@@ -194,7 +217,8 @@ final class EmbeddedServer {
             password = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
             writePrivate(secret, password);
         }
-        Server server = Server.createTcpServer("-tcpPort", "0", "-baseDir", dir.toString(), "-ifNotExists").start();
+        Server server = Server.createTcpServer("-tcpPort", "0", "-baseDir", dir.toString(), "-ifNotExists")
+                .start();
         props.setProperty("port", Integer.toString(server.getPort()));
         props.setProperty("password", password);
         props.setProperty("pid", Long.toString(ProcessHandle.current().pid()));
@@ -204,7 +228,11 @@ final class EmbeddedServer {
         }
         restrict(tmp);
         try {
-            Files.move(tmp, dir.resolve("server.properties"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            Files.move(
+                    tmp,
+                    dir.resolve("server.properties"),
+                    StandardCopyOption.REPLACE_EXISTING,
+                    StandardCopyOption.ATOMIC_MOVE);
         } catch (AtomicMoveNotSupportedException e) {
             Files.move(tmp, dir.resolve("server.properties"), StandardCopyOption.REPLACE_EXISTING);
         }
@@ -216,9 +244,10 @@ final class EmbeddedServer {
         while (true) {
             TimeUnit.MILLISECONDS.sleep(Math.min(5000, Math.max(200, idle.toMillis() / 4)));
             if (!Files.isDirectory(dir)) {
-                break;    // the store was deleted (a test's temporary home)
+                break; // the store was deleted (a test's temporary home)
             }
-            try (FileChannel channel = FileChannel.open(dir.resolve("server.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            try (FileChannel channel =
+                    FileChannel.open(dir.resolve("server.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
                 FileLock lock = channel.lock();
                 try {
                     if (otherSessions(url, password) > 0) {
@@ -240,8 +269,8 @@ final class EmbeddedServer {
 
     private static int otherSessions(String url, String password) throws SQLException {
         try (Connection c = DriverManager.getConnection(url, USER, password);
-             Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS")) {
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS")) {
             rs.next();
             return rs.getInt(1) - 1;
         }
@@ -256,7 +285,8 @@ final class EmbeddedServer {
             Duration d = DurationConverter.parse(value);
             return d.isZero() ? DEFAULT_IDLE : d;
         } catch (RuntimeException e) {
-            System.out.println(IDLE_ENV + "=" + value + " is not a duration; using " + DurationConverter.format(DEFAULT_IDLE));
+            System.out.println(
+                    IDLE_ENV + "=" + value + " is not a duration; using " + DurationConverter.format(DEFAULT_IDLE));
             return DEFAULT_IDLE;
         }
     }

@@ -36,24 +36,34 @@ import picocli.CommandLine.Spec;
  * lock is lost ({@link #stopOnLoss}). They share only volatile/atomic state; the lock is released by the
  * main thread alone, after the command has exited, so a second run never starts while this one still runs.
  */
-@Command(name = "exec", sortOptions = false, mixinStandardHelpOptions = true,
-        customSynopsis = {"latchkey exec -n NAME [-w DURATION | --no-wait] [-l DURATION] [-g DURATION]",
-                "                     [-E N] [-q | -v] [-b URI] [-s KEY=VALUE]...",
-                "                     -- COMMAND [ARG...]"},
-        description = {"Runs COMMAND while holding the lock NAME, renewing it, like flock(1) for every backend. "
-                + "The command gets LATCHKEY_NAME and LATCHKEY_TOKEN (the fencing token) in its environment. "
-                + "If the lock is lost, the command gets SIGTERM, then SIGKILL after the grace period. "
-                + "SIGTERM, SIGINT and SIGHUP sent to latchkey are forwarded to the command; the lock is released "
-                + "once it has exited.", ""},
+@Command(
+        name = "exec",
+        sortOptions = false,
+        mixinStandardHelpOptions = true,
+        customSynopsis = {
+            "latchkey exec -n NAME [-w DURATION | --no-wait] [-l DURATION] [-g DURATION]",
+            "                     [-E N] [-q | -v] [-b URI] [-s KEY=VALUE]...",
+            "                     -- COMMAND [ARG...]"
+        },
+        description = {
+            "Runs COMMAND while holding the lock NAME, renewing it, like flock(1) for every backend. "
+                    + "The command gets LATCHKEY_NAME and LATCHKEY_TOKEN (the fencing token) in its environment. "
+                    + "If the lock is lost, the command gets SIGTERM, then SIGKILL after the grace period. "
+                    + "SIGTERM, SIGINT and SIGHUP sent to latchkey are forwarded to the command; the lock is released "
+                    + "once it has exited.",
+            ""
+        },
         footerHeading = "%nExit status:%n",
-        footer = {"  the command's own status (128+N if signal N ended it), or",
-                "  64  usage error: bad option, duration, URI, scheme, setting or name, or no JDBC driver (nothing held)",
-                "  69  backend unavailable",
-                "  75  lock not acquired within the wait (change with -E)",
-                "  79  the lock was lost while the command ran; the command was stopped",
-                "  126 / 127  the command could not be executed / was not found",
-                "",
-                "Example: latchkey exec --name nightly-report --wait 30s -- ./report.sh --full"})
+        footer = {
+            "  the command's own status (128+N if signal N ended it), or",
+            "  64  usage error: bad option, duration, URI, scheme, setting or name, or no JDBC driver (nothing held)",
+            "  69  backend unavailable",
+            "  75  lock not acquired within the wait (change with -E)",
+            "  79  the lock was lost while the command ran; the command was stopped",
+            "  126 / 127  the command could not be executed / was not found",
+            "",
+            "Example: latchkey exec --name nightly-report --wait 30s -- ./report.sh --full"
+        })
 public final class ExecCommand implements Callable<Integer> {
     static final String MISSING_END_OF_OPTIONS =
             "missing '--' before the command; type: latchkey exec --name NAME [--wait 30s] -- COMMAND [ARG...]";
@@ -62,34 +72,58 @@ public final class ExecCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-n", "--name"}, required = true, paramLabel = "NAME", converter = LockNameConverter.class,
+    @Option(
+            names = {"-n", "--name"},
+            required = true,
+            paramLabel = "NAME",
+            converter = LockNameConverter.class,
             description = "The lock's name: 1-255 UTF-8 bytes without control characters.")
     String name;
 
-    @Option(names = {"-w", "--wait"}, paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "Wait at most this long for the lock (500ms, 30s, 2m, 1h). Default: wait until acquired, as flock does.")
+    @Option(
+            names = {"-w", "--wait"},
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
+            description =
+                    "Wait at most this long for the lock (500ms, 30s, 2m, 1h). Default: wait until acquired, as flock does.")
     Duration wait;
 
     @Option(names = "--no-wait", description = "Give up at once if the lock is held (flock -n).")
     boolean noWait;
 
-    @Option(names = {"-l", "--lease"}, paramLabel = "DURATION", defaultValue = "30s", converter = DurationConverter.class,
-            description = "Lease of the grant, renewed every third of it while the command runs (default: ${DEFAULT-VALUE}). "
-                    + "If latchkey dies, others can take the lock after at most this long.")
+    @Option(
+            names = {"-l", "--lease"},
+            paramLabel = "DURATION",
+            defaultValue = "30s",
+            converter = DurationConverter.class,
+            description =
+                    "Lease of the grant, renewed every third of it while the command runs (default: ${DEFAULT-VALUE}). "
+                            + "If latchkey dies, others can take the lock after at most this long.")
     Duration lease;
 
-    @Option(names = {"-g", "--grace"}, paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
+    @Option(
+            names = {"-g", "--grace"},
+            paramLabel = "DURATION",
+            defaultValue = "10s",
+            converter = DurationConverter.class,
             description = "After the lock is lost: time between SIGTERM and SIGKILL (default: ${DEFAULT-VALUE}).")
     Duration grace;
 
-    @Option(names = {"-E", "--conflict-exit-code"}, paramLabel = "N", defaultValue = "" + ExitCodes.NOT_ACQUIRED,
+    @Option(
+            names = {"-E", "--conflict-exit-code"},
+            paramLabel = "N",
+            defaultValue = "" + ExitCodes.NOT_ACQUIRED,
             description = "Exit status when the lock is not acquired (0-255, default: ${DEFAULT-VALUE}), as flock -E.")
     int conflictExitCode;
 
-    @Option(names = {"-q", "--quiet"}, description = "Say nothing when the lock is not acquired (the exit status tells).")
+    @Option(
+            names = {"-q", "--quiet"},
+            description = "Say nothing when the lock is not acquired (the exit status tells).")
     boolean quiet;
 
-    @Option(names = {"-v", "--verbose"}, description = "Say on stderr when waiting for, acquiring and releasing the lock.")
+    @Option(
+            names = {"-v", "--verbose"},
+            description = "Say on stderr when waiting for, acquiring and releasing the lock.")
     boolean verbose;
 
     @Mixin
@@ -116,13 +150,16 @@ public final class ExecCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), MISSING_END_OF_OPTIONS);
         }
         if (noWait && wait != null) {
-            throw new ParameterException(spec.commandLine(), "--wait and --no-wait exclude each other; give one of them");
+            throw new ParameterException(
+                    spec.commandLine(), "--wait and --no-wait exclude each other; give one of them");
         }
         if (conflictExitCode < 0 || conflictExitCode > 255) {
-            throw new ParameterException(spec.commandLine(), "--conflict-exit-code must be 0-255, was " + conflictExitCode);
+            throw new ParameterException(
+                    spec.commandLine(), "--conflict-exit-code must be 0-255, was " + conflictExitCode);
         }
         if (grace.isZero() || grace.isNegative()) {
-            throw new ParameterException(spec.commandLine(), "--grace must be positive, was " + grace + "; for example 10s");
+            throw new ParameterException(
+                    spec.commandLine(), "--grace must be positive, was " + grace + "; for example 10s");
         }
     }
 
@@ -138,13 +175,15 @@ public final class ExecCommand implements Callable<Integer> {
                     return signals.signalStatus();
                 }
                 if (!quiet) {
-                    err.println("latchkey exec: lock '" + name + "' not acquired " + (noWait ? "(--no-wait)" : "within " + DurationConverter.format(wait))
-                            + holder(client) + " on " + client.backend());
+                    err.println("latchkey exec: lock '" + name + "' not acquired "
+                            + (noWait ? "(--no-wait)" : "within " + DurationConverter.format(wait)) + holder(client)
+                            + " on " + client.backend());
                 }
                 return conflictExitCode;
             }
             if (verbose) {
-                err.println("latchkey exec: acquired lock '" + name + "' (token " + handle.fencingToken() + ") on " + client.backend());
+                err.println("latchkey exec: acquired lock '" + name + "' (token " + handle.fencingToken() + ") on "
+                        + client.backend());
                 err.flush();
             }
             return runHolding(client, handle, signals, err);
@@ -160,14 +199,17 @@ public final class ExecCommand implements Callable<Integer> {
             return first.orElse(null);
         }
         if (verbose) {
-            err.println("latchkey exec: waiting " + (wait != null ? "up to " + DurationConverter.format(wait) + " " : "")
-                    + "for lock '" + name + "'" + holder(client));
+            err.println(
+                    "latchkey exec: waiting " + (wait != null ? "up to " + DurationConverter.format(wait) + " " : "")
+                            + "for lock '" + name + "'" + holder(client));
             err.flush();
         }
         // asynchronous, so that a signal can abandon the wait without interrupting a thread that may be
         // inside a database driver
         CompletableFuture<LockHandle> attempt = lock.acquireAsync(wait != null ? wait : FOREVER);
-        CompletableFuture.anyOf(attempt, signals.stopped()).exceptionally(e -> null).join();
+        CompletableFuture.anyOf(attempt, signals.stopped())
+                .exceptionally(e -> null)
+                .join();
         if (signals.signalled()) {
             attempt.cancel(true);
             // a grant that won the race with the signal is given back at once
@@ -203,17 +245,19 @@ public final class ExecCommand implements Callable<Integer> {
             handle.close();
             String why = String.valueOf(e.getMessage());
             boolean notFound = why.contains("error=2,") || why.contains("No such file");
-            err.println("latchkey exec: cannot run '" + command.get(0) + "': "
-                    + (notFound ? "command not found" : why) + "; the lock was released");
+            err.println("latchkey exec: cannot run '" + command.get(0) + "': " + (notFound ? "command not found" : why)
+                    + "; the lock was released");
             return notFound ? ExitCodes.COMMAND_NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
         }
         signals.attach(child);
-        Thread guard = new Thread(() -> {
-            // the JVM is exiting while the command runs (not through our signal handlers): do not leave it
-            // running without the lock
-            ChildProcesses.terminateTree(child, Duration.ofSeconds(1));
-            client.close();
-        }, "latchkey-exec-exit-guard");
+        Thread guard = new Thread(
+                () -> {
+                    // the JVM is exiting while the command runs (not through our signal handlers): do not leave it
+                    // running without the lock
+                    ChildProcesses.terminateTree(child, Duration.ofSeconds(1));
+                    client.close();
+                },
+                "latchkey-exec-exit-guard");
         Runtime.getRuntime().addShutdownHook(guard);
         handle.onLost(l -> stopOnLoss(child, l, err));
         int status = ChildProcesses.waitFor(child);
@@ -224,8 +268,8 @@ public final class ExecCommand implements Callable<Integer> {
         }
         LockLoss lost = loss.get();
         if (lost != null) {
-            err.println("latchkey exec: the command was stopped because lock '" + name + "' was lost ("
-                    + lost.reason() + "); it exited with status " + status);
+            err.println("latchkey exec: the command was stopped because lock '" + name + "' was lost (" + lost.reason()
+                    + "); it exited with status " + status);
             err.flush();
             return ExitCodes.LOCK_LOST;
         }
@@ -244,11 +288,12 @@ public final class ExecCommand implements Callable<Integer> {
 
     private void stopOnLoss(Process child, LockLoss lost, PrintWriter err) {
         if (!child.isAlive() || lost.reason() == LockLoss.Reason.CLIENT_CLOSED) {
-            return;    // the command had finished: nothing ran without the lock
+            return; // the command had finished: nothing ran without the lock
         }
         loss.set(lost);
-        err.println("latchkey exec: lost lock '" + name + "' (" + lost.reason() + ": " + UsageErrors.oneLine(lost.detail())
-                + "); stopping the command: SIGTERM now, SIGKILL after " + DurationConverter.format(grace));
+        err.println(
+                "latchkey exec: lost lock '" + name + "' (" + lost.reason() + ": " + UsageErrors.oneLine(lost.detail())
+                        + "); stopping the command: SIGTERM now, SIGKILL after " + DurationConverter.format(grace));
         err.flush();
         ChildProcesses.terminateTree(child, grace);
     }
@@ -256,7 +301,8 @@ public final class ExecCommand implements Callable<Integer> {
     private String holder(LockClient client) {
         try {
             Optional<LockInfo> info = client.inspect(name);
-            return info.map(i -> ": held by " + i.owner() + " (token " + i.fencingToken() + ")").orElse("");
+            return info.map(i -> ": held by " + i.owner() + " (token " + i.fencingToken() + ")")
+                    .orElse("");
         } catch (RuntimeException e) {
             return "";
         }

@@ -18,7 +18,8 @@ final class ExecutionErrors implements IExecutionExceptionHandler {
     public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
         String path = UsageErrors.commandPath(cmd);
         if (ex instanceof CommandLine.ParameterException pe) {
-            return new UsageErrors().handleParseException(pe, parseResult.originalArgs().toArray(String[]::new));
+            return new UsageErrors()
+                    .handleParseException(pe, parseResult.originalArgs().toArray(String[]::new));
         }
         if (ex instanceof MissingDriverException) {
             cmd.getErr().println(path + ": " + ex.getMessage());

@@ -32,6 +32,5 @@ public final class ExitCodes {
     /** Base of "ended by signal N" statuses: 128 + N. */
     public static final int SIGNAL_BASE = 128;
 
-    private ExitCodes() {
-    }
+    private ExitCodes() {}
 }

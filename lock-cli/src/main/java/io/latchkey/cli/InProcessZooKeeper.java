@@ -28,8 +28,7 @@ final class InProcessZooKeeper {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(15);
 
-    private InProcessZooKeeper() {
-    }
+    private InProcessZooKeeper() {}
 
     /** Starts the server and returns its {@code zookeeper://} URI. */
     static String start(BenchCleanup cleanup) throws Exception {
@@ -44,8 +43,11 @@ final class InProcessZooKeeper {
         // keys ZooKeeper's config parser does not know become system properties "zookeeper.<key>"
         config.setProperty("forceSync", "no");
         config.setProperty("admin.enableServer", "false");
-        ZooKeeperServerEmbedded server = ZooKeeperServerEmbedded.builder().baseDir(dir).configuration(config)
-                .exitHandler(ExitHandler.LOG_ONLY).build();
+        ZooKeeperServerEmbedded server = ZooKeeperServerEmbedded.builder()
+                .baseDir(dir)
+                .configuration(config)
+                .exitHandler(ExitHandler.LOG_ONLY)
+                .build();
         cleanup.add(() -> bounded("stopping", server::close, CLOSE_TIMEOUT));
         bounded("starting", () -> server.start(START_TIMEOUT.toMillis()), START_TIMEOUT.plus(CLOSE_TIMEOUT));
         return "zookeeper://127.0.0.1:" + port;
@@ -57,21 +59,25 @@ final class InProcessZooKeeper {
 
     private static void bounded(String what, Step step, Duration limit) throws Exception {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                step.run();
-                done.complete(null);
-            } catch (Throwable e) {
-                done.completeExceptionally(e);
-            }
-        }, "latchkey-bench-zookeeper-" + what);
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        step.run();
+                        done.complete(null);
+                    } catch (Throwable e) {
+                        done.completeExceptionally(e);
+                    }
+                },
+                "latchkey-bench-zookeeper-" + what);
         t.setDaemon(true);
         t.start();
         try {
             done.get(limit.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            throw new LocalServers.NotStarted("the in-process ZooKeeper server got stuck " + what + " (waited "
-                    + DurationConverter.format(limit) + ")", e);
+            throw new LocalServers.NotStarted(
+                    "the in-process ZooKeeper server got stuck " + what + " (waited " + DurationConverter.format(limit)
+                            + ")",
+                    e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             throw cause instanceof Exception x ? x : new IllegalStateException(cause);

@@ -14,7 +14,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code latchkey inspect NAME}: who holds one lock. One-shot, main thread only. */
-@Command(name = "inspect", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(
+        name = "inspect",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
         description = "Shows who holds the lock NAME: owner, fencing token, acquisition time and expiry.",
         footerHeading = "%nExit status:%n",
         footer = {"  0 held, 1 not held, 64 usage error, 69 backend unavailable"})

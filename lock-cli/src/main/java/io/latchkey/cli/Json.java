@@ -12,14 +12,14 @@ import java.util.Map;
 final class Json {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private Json() {
-    }
+    private Json() {}
 
     static String value(Object v) {
         try {
             return MAPPER.writeValueAsString(v);
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("could not write JSON for " + v.getClass().getSimpleName(), e);
+            throw new IllegalStateException(
+                    "could not write JSON for " + v.getClass().getSimpleName(), e);
         }
     }
 

@@ -13,7 +13,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code latchkey list}: the locks the store holds, sorted by name. One-shot, main thread only. */
-@Command(name = "list", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(
+        name = "list",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
         description = "Lists the locks the store holds (owner, fencing token, expiry). Needs a backend with LISTING.",
         footerHeading = "%nExit status:%n",
         footer = {"  0 listed (possibly none), 64 usage error, 69 backend unavailable or cannot list"})
@@ -21,7 +24,10 @@ public final class ListCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-p", "--prefix"}, paramLabel = "PREFIX", defaultValue = "",
+    @Option(
+            names = {"-p", "--prefix"},
+            paramLabel = "PREFIX",
+            defaultValue = "",
             description = "Only locks whose name starts with PREFIX.")
     String prefix;
 
@@ -35,12 +41,14 @@ public final class ListCommand implements Callable<Integer> {
     public Integer call() {
         try (LockClient client = backend.connect()) {
             List<LockInfo> locks = SharedFileRetry.call(backend.uri(), "listing", () -> client.list(prefix)).stream()
-                    .sorted(java.util.Comparator.comparing(LockInfo::name)).toList();
+                    .sorted(java.util.Comparator.comparing(LockInfo::name))
+                    .toList();
             PrintWriter out = spec.commandLine().getOut();
             if (json) {
                 out.println(Json.value(locks.stream().map(LockInfoFormat::json).toList()));
             } else if (locks.isEmpty()) {
-                out.println("no locks held" + (prefix.isEmpty() ? "" : " with prefix '" + prefix + "'") + " on " + client.backend());
+                out.println("no locks held" + (prefix.isEmpty() ? "" : " with prefix '" + prefix + "'") + " on "
+                        + client.backend());
             } else {
                 out.print(LockInfoFormat.table(locks, Instant.now()));
             }

@@ -16,8 +16,7 @@ import java.util.List;
  * main thread; everything it makes is handed to the caller's clean-up.
  */
 final class LocalEtcd {
-    private LocalEtcd() {
-    }
+    private LocalEtcd() {}
 
     /** Starts the member and returns its {@code etcd://} URI. */
     static String start(BenchCleanup cleanup) throws IOException {
@@ -25,7 +24,8 @@ final class LocalEtcd {
         Path dir = EtcdServer.dataRoot("latchkey-bench-etcd-", false);
         cleanup.add(() -> Directories.deleteRecursively(dir));
         List<Integer> ports = FreePorts.find(2);
-        ServerProcess server = EtcdServer.members(etcd, dir, ports, null, List.of()).get(0)
+        ServerProcess server = EtcdServer.members(etcd, dir, ports, null, List.of())
+                .get(0)
                 .name("etcd for bench on 127.0.0.1:" + ports.get(0))
                 .build();
         LocalServers.start(server, cleanup);

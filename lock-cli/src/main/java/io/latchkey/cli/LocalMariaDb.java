@@ -16,8 +16,7 @@ import java.sql.SQLException;
 final class LocalMariaDb {
     private static final String URI_EXAMPLE = "jdbc:mariadb://host:3306/db?user=u";
 
-    private LocalMariaDb() {
-    }
+    private LocalMariaDb() {}
 
     /** Starts a server sized for {@code clients} bench clients and returns its JDBC URL. */
     static String start(int clients, BenchCleanup cleanup) throws IOException, InterruptedException, SQLException {

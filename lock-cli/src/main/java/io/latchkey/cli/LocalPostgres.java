@@ -16,15 +16,17 @@ import java.nio.file.Path;
 final class LocalPostgres {
     private static final String URI_EXAMPLE = "jdbc:postgresql://host:5432/db?user=u";
 
-    private LocalPostgres() {
-    }
+    private LocalPostgres() {}
 
     /** Starts a server sized for {@code clients} bench clients and returns its JDBC URL. */
     static String start(int clients, BenchCleanup cleanup) throws IOException, InterruptedException {
         Path postgres = LocalServers.require(PostgresServer.BINARY, PostgresServer.DEBIAN_PACKAGE, URI_EXAMPLE);
-        Path initdb = PostgresServer.initdb(postgres).orElseThrow(() -> new LocalServers.NotStarted(
-                "initdb is not installed next to " + realPath(postgres) + " (Debian: apt-get install "
-                        + PostgresServer.DEBIAN_PACKAGE + "); or give the URI of a server you run: " + URI_EXAMPLE, null));
+        Path initdb = PostgresServer.initdb(postgres)
+                .orElseThrow(() -> new LocalServers.NotStarted(
+                        "initdb is not installed next to " + realPath(postgres) + " (Debian: apt-get install "
+                                + PostgresServer.DEBIAN_PACKAGE + "); or give the URI of a server you run: "
+                                + URI_EXAMPLE,
+                        null));
         Path dir = LocalServers.temporaryDirectory(null, "latchkey-bench-pg-", cleanup);
         LocalServers.setup(started -> PostgresServer.initialize(initdb, dir, started), cleanup);
         int port = FreePorts.find();

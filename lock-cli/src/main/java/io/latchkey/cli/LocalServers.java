@@ -18,8 +18,7 @@ import java.util.function.Consumer;
  * Stateless; called on the main thread.
  */
 final class LocalServers {
-    private LocalServers() {
-    }
+    private LocalServers() {}
 
     /** Thrown when a keyword cannot start its server; the message is one line for bench's table. */
     static final class NotStarted extends IllegalStateException {
@@ -35,8 +34,11 @@ final class LocalServers {
      * package to install and the URI form to use for a server the user runs.
      */
     static Path require(String name, String debianPackage, String uriExample) {
-        return Binaries.find(name).orElseThrow(() -> new NotStarted(name + " is not installed (Debian: apt-get install "
-                + debianPackage + "); or give the URI of a server you run: " + uriExample, null));
+        return Binaries.find(name)
+                .orElseThrow(() -> new NotStarted(
+                        name + " is not installed (Debian: apt-get install " + debianPackage
+                                + "); or give the URI of a server you run: " + uriExample,
+                        null));
     }
 
     /** A new temporary directory, deleted by {@code cleanup}. */
@@ -84,7 +86,13 @@ final class LocalServers {
         } catch (ServerStartException e) {
             List<String> tail = e.logTail();
             String first = String.valueOf(e.getMessage()).lines().findFirst().orElse("did not start");
-            throw new NotStarted(first + (tail.isEmpty() ? "" : "; last log line: " + tail.get(tail.size() - 1).trim()), e);
+            throw new NotStarted(
+                    first
+                            + (tail.isEmpty()
+                                    ? ""
+                                    : "; last log line: "
+                                            + tail.get(tail.size() - 1).trim()),
+                    e);
         }
     }
 }

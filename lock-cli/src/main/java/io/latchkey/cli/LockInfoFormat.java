@@ -14,8 +14,7 @@ import java.util.Optional;
  * (one object per lock, ISO-8601 instants) for scripts. Stateless and thread-safe.
  */
 final class LockInfoFormat {
-    private LockInfoFormat() {
-    }
+    private LockInfoFormat() {}
 
     static Map<String, Object> json(LockInfo info) {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -40,7 +39,8 @@ final class LockInfoFormat {
         return "name:     " + info.name() + "\n"
                 + "owner:    " + info.owner() + "\n"
                 + "token:    " + info.fencingToken() + "\n"
-                + "acquired: " + info.acquiredAt().map(Instant::toString).orElse("(not recorded by this backend)") + "\n"
+                + "acquired: " + info.acquiredAt().map(Instant::toString).orElse("(not recorded by this backend)")
+                + "\n"
                 + "expires:  " + expiry(info.expiresAt(), now);
     }
 

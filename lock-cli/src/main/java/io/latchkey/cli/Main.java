@@ -9,8 +9,7 @@ import picocli.CommandLine;
  * <p>Runs on the main thread only; commands start their own threads where they need them.
  */
 public final class Main {
-    private Main() {
-    }
+    private Main() {}
 
     public static void main(String[] args) {
         System.exit(run(args));
@@ -32,9 +31,10 @@ public final class Main {
             if (arg.indexOf('\uFFFD') >= 0) {
                 // the JVM decoded argv with the locale's charset and met bytes it cannot represent: a lock
                 // name would silently become another (and two names the same); refuse instead
-                cl.getErr().println("latchkey: an argument is not valid text in this locale's character set ("
-                        + System.getProperty("sun.jnu.encoding") + "): '" + arg + "'; run with a UTF-8 locale, "
-                        + "for example LC_ALL=C.UTF-8 latchkey ...");
+                cl.getErr()
+                        .println("latchkey: an argument is not valid text in this locale's character set ("
+                                + System.getProperty("sun.jnu.encoding") + "): '" + arg + "'; run with a UTF-8 locale, "
+                                + "for example LC_ALL=C.UTF-8 latchkey ...");
                 cl.getErr().flush();
                 return ExitCodes.USAGE;
             }

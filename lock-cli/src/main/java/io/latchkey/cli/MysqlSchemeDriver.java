@@ -91,7 +91,9 @@ public final class MysqlSchemeDriver implements Driver {
 
     /** The bundled MariaDB driver, or null when it is not on the class path. */
     private static Driver mariadb() {
-        return DriverManager.drivers().filter(d -> d.getClass().getName().equals("org.mariadb.jdbc.Driver"))
-                .findFirst().orElse(null);
+        return DriverManager.drivers()
+                .filter(d -> d.getClass().getName().equals("org.mariadb.jdbc.Driver"))
+                .findFirst()
+                .orElse(null);
     }
 }

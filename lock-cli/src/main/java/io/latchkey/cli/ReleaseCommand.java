@@ -20,17 +20,25 @@ import picocli.CommandLine.Spec;
  * reports {@code RELEASED_BY_ADMIN} at its next renewal (a {@code latchkey exec} holder then stops its
  * command). One-shot, main thread only.
  */
-@Command(name = "release", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Removes the current grant of the lock NAME, whoever holds it (an operator's tool). The "
-                + "holder learns of it at its next renewal (RELEASED_BY_ADMIN); a latchkey exec holder then stops its "
-                + "command.", ""},
+@Command(
+        name = "release",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Removes the current grant of the lock NAME, whoever holds it (an operator's tool). The "
+                    + "holder learns of it at its next renewal (RELEASED_BY_ADMIN); a latchkey exec holder then stops its "
+                    + "command.",
+            ""
+        },
         footerHeading = "%nExit status:%n",
         footer = {"  0 released, 1 was not held, 64 usage error (e.g. no --force), 69 backend unavailable"})
 public final class ReleaseCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = {"-f", "--force"}, description = "Required: confirms that another process's grant is to be removed.")
+    @Option(
+            names = {"-f", "--force"},
+            description = "Required: confirms that another process's grant is to be removed.")
     boolean force;
 
     @Parameters(paramLabel = "NAME", converter = LockNameConverter.class, description = "The lock's name.")
@@ -45,8 +53,10 @@ public final class ReleaseCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (!force) {
-            throw new ParameterException(spec.commandLine(), "release removes whoever holds the lock and needs --force; type: latchkey release --force "
-                    + (name.contains(" ") ? "'" + name + "'" : name));
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "release removes whoever holds the lock and needs --force; type: latchkey release --force "
+                            + (name.contains(" ") ? "'" + name + "'" : name));
         }
         try (LockClient client = backend.connect()) {
             Optional<LockInfo> before = SharedFileRetry.call(backend.uri(), "inspecting", () -> client.inspect(name));
@@ -57,10 +67,14 @@ public final class ReleaseCommand implements Callable<Integer> {
                 m.put("name", name);
                 m.put("released", released);
                 m.put("owner", released ? before.map(LockInfo::owner).orElse(null) : null);
-                m.put("fencingToken", released ? before.map(LockInfo::fencingToken).orElse(null) : null);
+                m.put(
+                        "fencingToken",
+                        released ? before.map(LockInfo::fencingToken).orElse(null) : null);
                 out.println(Json.object(m));
             } else if (released) {
-                out.println("released '" + name + "'" + before.map(i -> " (was held by " + i.owner() + ", token " + i.fencingToken() + ")").orElse(""));
+                out.println("released '" + name + "'"
+                        + before.map(i -> " (was held by " + i.owner() + ", token " + i.fencingToken() + ")")
+                                .orElse(""));
             } else {
                 out.println("'" + name + "' was not held on " + client.backend());
             }

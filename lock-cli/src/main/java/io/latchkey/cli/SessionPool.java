@@ -18,10 +18,10 @@ import java.util.Map;
 final class SessionPool {
     /** Connections beyond the held locks: inspections, renewals and a waiting acquisition. */
     static final int MARGIN = 10;
+
     static final String SETTING = "poolSize";
 
-    private SessionPool() {
-    }
+    private SessionPool() {}
 
     /** The most locks the TCK holds at once on one client. */
     static int peakHeldLocks() {
@@ -31,7 +31,8 @@ final class SessionPool {
     /** The settings to verify with; prints one line when it sized the pool. */
     static Map<String, String> sized(String uri, Map<String, String> settings, PrintWriter out) {
         boolean jdbc = uri.regionMatches(true, 0, "jdbc:", 0, 5);
-        boolean session = "session".equals(String.valueOf(settings.get("mode")).trim().toLowerCase(Locale.ROOT));
+        boolean session =
+                "session".equals(String.valueOf(settings.get("mode")).trim().toLowerCase(Locale.ROOT));
         if (!jdbc || !session || settings.containsKey(SETTING)) {
             return settings;
         }
@@ -40,7 +41,8 @@ final class SessionPool {
         sized.put(SETTING, Integer.toString(size));
         out.println("verify: session mode holds one connection per held lock and the TCK holds up to " + peakHeldLocks()
                 + " locks on one client, so each TCK client uses " + SETTING + "=" + size
-                + " (the server needs about " + (2 * size) + " connections; choose another size with -s " + SETTING + "=N)");
+                + " (the server needs about " + (2 * size) + " connections; choose another size with -s " + SETTING
+                + "=N)");
         out.flush();
         return Map.copyOf(sized);
     }

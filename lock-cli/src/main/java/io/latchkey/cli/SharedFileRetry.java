@@ -21,25 +21,27 @@ import org.slf4j.LoggerFactory;
 final class SharedFileRetry {
     /** How long an operation on the shared H2 file is retried. */
     static final Duration WINDOW = Duration.ofSeconds(15);
+
     private static final Logger log = LoggerFactory.getLogger(SharedFileRetry.class);
 
-    private SharedFileRetry() {
-    }
+    private SharedFileRetry() {}
 
     static <T> T call(String uri, String what, Supplier<T> operation) {
         if (!EmbeddedBackend.isSharedH2File(uri)) {
             return operation.get();
         }
         long deadline = System.nanoTime() + WINDOW.toNanos();
-        for (;;) {
+        for (; ; ) {
             try {
                 return operation.get();
             } catch (BackendUnavailableException e) {
                 if (System.nanoTime() - deadline > 0) {
                     throw e;
                 }
-                log.debug("{} on the shared H2 file failed while another process opened or handed it over; retrying: {}",
-                        what, e.getMessage());
+                log.debug(
+                        "{} on the shared H2 file failed while another process opened or handed it over; retrying: {}",
+                        what,
+                        e.getMessage());
                 try {
                     Thread.sleep(50 + ThreadLocalRandom.current().nextInt(250));
                 } catch (InterruptedException ie) {

@@ -30,8 +30,7 @@ final class SignalRelay implements AutoCloseable {
     private final CompletableFuture<Signal> stopped = new CompletableFuture<>();
     private volatile Process child;
 
-    private SignalRelay() {
-    }
+    private SignalRelay() {}
 
     /** Installs the handlers; a signal the JVM will not let us handle (-Xrs) keeps its default. */
     static SignalRelay install() {

@@ -11,15 +11,15 @@ import java.util.Locale;
  * (Damerau–Levenshtein: a swapped pair of letters, the commonest typo, counts once). Stateless.
  */
 final class Suggestions {
-    private Suggestions() {
-    }
+    private Suggestions() {}
 
     /**
      * The candidate nearest to {@code typed}: the closest of picocli's suggestions if it made any that are
      * valid, else the closest of all candidates. Never empty while there is a candidate.
      */
     static String nearest(String typed, List<String> picocliSuggestions, Collection<String> candidates) {
-        List<String> valid = picocliSuggestions.stream().filter(candidates::contains).toList();
+        List<String> valid =
+                picocliSuggestions.stream().filter(candidates::contains).toList();
         Collection<String> pool = valid.isEmpty() ? candidates : valid;
         String best = null;
         int bestDistance = Integer.MAX_VALUE;

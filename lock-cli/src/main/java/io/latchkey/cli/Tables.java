@@ -4,8 +4,7 @@ import java.util.List;
 
 /** Renders rows of cells as left-aligned, space-separated columns (first row is the header). Stateless. */
 final class Tables {
-    private Tables() {
-    }
+    private Tables() {}
 
     static String render(List<String[]> rows) {
         int columns = rows.get(0).length;

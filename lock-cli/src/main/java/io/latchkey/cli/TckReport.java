@@ -56,7 +56,8 @@ final class TckReport implements TestExecutionListener {
     }
 
     private void line(String verdict, TestIdentifier test, String reason) {
-        String text = String.format("%-8s %s%s", verdict, test.getDisplayName(), reason.isEmpty() ? "" : " -- " + reason);
+        String text =
+                String.format("%-8s %s%s", verdict, test.getDisplayName(), reason.isEmpty() ? "" : " -- " + reason);
         out.println(text);
         out.flush();
     }

@@ -15,8 +15,7 @@ import java.util.Map;
 public class UriBackendTck extends LockBackendTck {
 
     /** What to verify: the URI, backend settings, the class loader that sees the provider, and TCK timing. */
-    record Target(String uri, Map<String, String> settings, ClassLoader loader, TckSettings tck) {
-    }
+    record Target(String uri, Map<String, String> settings, ClassLoader loader, TckSettings tck) {}
 
     private static volatile Target target;
 

@@ -27,8 +27,10 @@ final class UsageErrors implements IParameterExceptionHandler {
 
     private static String message(ParameterException ex, CommandLine cmd, List<String> args) {
         boolean badValue = ex.getCause() instanceof TypeConversionException;
-        if (ex instanceof UnmatchedArgumentException unmatched && !cmd.getSubcommands().isEmpty()
-                && !unmatched.getUnmatched().isEmpty() && !unmatched.getUnmatched().get(0).startsWith("-")) {
+        if (ex instanceof UnmatchedArgumentException unmatched
+                && !cmd.getSubcommands().isEmpty()
+                && !unmatched.getUnmatched().isEmpty()
+                && !unmatched.getUnmatched().get(0).startsWith("-")) {
             // "latchkey exce --name x -- true": the typo is the command, not the options that follow it
             return unknownCommand(cmd, unmatched.getUnmatched().get(0));
         }
@@ -77,13 +79,17 @@ final class UsageErrors implements IParameterExceptionHandler {
             return "unexpected argument '" + first + "'";
         }
         String option = first.contains("=") ? first.substring(0, first.indexOf('=')) : first;
-        return "unknown option '" + option + "'; did you mean " + Suggestions.nearest(option, ex.getSuggestions(),
-                cmd.getCommandSpec().optionsMap().keySet()) + "?";
+        return "unknown option '" + option + "'; did you mean "
+                + Suggestions.nearest(
+                        option,
+                        ex.getSuggestions(),
+                        cmd.getCommandSpec().optionsMap().keySet()) + "?";
     }
 
     private static String unknownCommand(CommandLine cmd, String typed) {
-        return "unknown command '" + typed + "'; did you mean " + Suggestions.nearest(typed, List.of(), cmd.getSubcommands().keySet())
-                + "? The commands are " + String.join(", ", cmd.getSubcommands().keySet());
+        return "unknown command '" + typed + "'; did you mean "
+                + Suggestions.nearest(typed, List.of(), cmd.getSubcommands().keySet()) + "? The commands are "
+                + String.join(", ", cmd.getSubcommands().keySet());
     }
 
     static String commandPath(CommandLine cmd) {

@@ -18,11 +18,10 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Collectors;
-import org.junit.platform.launcher.TagFilter;
 import org.junit.platform.engine.discovery.DiscoverySelectors;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TagFilter;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import picocli.CommandLine.Command;
@@ -37,18 +36,35 @@ import picocli.CommandLine.Spec;
  * Platform launcher, and prints one line per guarantee. Runs the TCK on the main thread (the TCK starts
  * its own threads); one verification per JVM.
  */
-@Command(name = "verify", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Runs the Latchkey TCK against the backend --backend names (your own provider too: put its "
-                + "jar on --classpath) and prints one line per guarantee: passed, FAILED (reason) or skipped (reason).",
-                "Rules that need a fault hook (outage, session kill, server restart) are skipped: those are proven by "
-                + "each backend's own test suite, which can control its server.", ""},
+@Command(
+        name = "verify",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Runs the Latchkey TCK against the backend --backend names (your own provider too: put its "
+                    + "jar on --classpath) and prints one line per guarantee: passed, FAILED (reason) or skipped (reason).",
+            "Rules that need a fault hook (outage, session kill, server restart) are skipped: those are proven by "
+                    + "each backend's own test suite, which can control its server.",
+            ""
+        },
         footerHeading = "%nExit status:%n",
-        footer = {"  0 no rule failed, 1 a rule failed, 64 usage error, 69 backend unavailable",
-                "",
-                "Example: latchkey verify --backend redis://localhost:6379 --group exclusion,fencing"})
+        footer = {
+            "  0 no rule failed, 1 a rule failed, 64 usage error, 69 backend unavailable",
+            "",
+            "Example: latchkey verify --backend redis://localhost:6379 --group exclusion,fencing"
+        })
 public final class VerifyCommand implements Callable<Integer> {
-    static final List<String> GROUPS = List.of("exclusion", "fencing", "lease", "ownership", "loss", "waiting",
-            "idempotency", "inspection", "validation", "capabilities");
+    static final List<String> GROUPS = List.of(
+            "exclusion",
+            "fencing",
+            "lease",
+            "ownership",
+            "loss",
+            "waiting",
+            "idempotency",
+            "inspection",
+            "validation",
+            "capabilities");
 
     @Spec
     CommandSpec spec;
@@ -56,34 +72,59 @@ public final class VerifyCommand implements Callable<Integer> {
     @Mixin
     BackendOptions backend;
 
-    @Option(names = {"-G", "--group"}, split = ",", paramLabel = "GROUP",
-            description = "Only these rule groups (comma-separated): exclusion, fencing, lease, ownership, loss, waiting, "
-                    + "idempotency, inspection, validation, capabilities. Default: all.")
+    @Option(
+            names = {"-G", "--group"},
+            split = ",",
+            paramLabel = "GROUP",
+            description =
+                    "Only these rule groups (comma-separated): exclusion, fencing, lease, ownership, loss, waiting, "
+                            + "idempotency, inspection, validation, capabilities. Default: all.")
     List<String> groups = new ArrayList<>();
 
-    @Option(names = "--classpath", paramLabel = "PATH", split = ":", splitSynopsisLabel = ":",
-            description = "Jars or directories holding your own LockBackendProvider (META-INF/services), separated by ':'.")
+    @Option(
+            names = "--classpath",
+            paramLabel = "PATH",
+            split = ":",
+            splitSynopsisLabel = ":",
+            description =
+                    "Jars or directories holding your own LockBackendProvider (META-INF/services), separated by ':'.")
     List<File> classpath = new ArrayList<>();
 
-    @Option(names = "--short-lease", paramLabel = "DURATION", defaultValue = "1s", converter = DurationConverter.class,
-            description = "Lease of the rules that wait for expiry; the store's smallest lease (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--short-lease",
+            paramLabel = "DURATION",
+            defaultValue = "1s",
+            converter = DurationConverter.class,
+            description =
+                    "Lease of the rules that wait for expiry; the store's smallest lease (default: ${DEFAULT-VALUE}).")
     Duration shortLease;
 
-    @Option(names = "--slack", paramLabel = "DURATION", defaultValue = "2s", converter = DurationConverter.class,
-            description = "How late an expiry or a timeout may be reported (default: ${DEFAULT-VALUE}); raise it for a slow store.")
+    @Option(
+            names = "--slack",
+            paramLabel = "DURATION",
+            defaultValue = "2s",
+            converter = DurationConverter.class,
+            description =
+                    "How late an expiry or a timeout may be reported (default: ${DEFAULT-VALUE}); raise it for a slow store.")
     Duration slack;
 
     @Override
     public Integer call() {
         for (String g : groups) {
             if (!GROUPS.contains(g.toLowerCase(Locale.ROOT))) {
-                throw new ParameterException(spec.commandLine(), "unknown rule group '" + g + "'; the groups are " + String.join(", ", GROUPS));
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "unknown rule group '" + g + "'; the groups are " + String.join(", ", GROUPS));
             }
         }
-        TckSettings tck = TckSettings.defaults().toBuilder().shortLease(shortLease).slack(slack).build();
+        TckSettings tck = TckSettings.defaults().toBuilder()
+                .shortLease(shortLease)
+                .slack(slack)
+                .build();
         ClassLoader loader = loader();
         Thread.currentThread().setContextClassLoader(loader);
-        EmbeddedServer.Endpoint endpoint = backend.isEmbeddedDefault() ? backend.resolve()
+        EmbeddedServer.Endpoint endpoint = backend.isEmbeddedDefault()
+                ? backend.resolve()
                 : new EmbeddedServer.Endpoint(BackendUris.check(backend.uri(), loader), backend.settings());
         String uri = endpoint.uri();
         if (uri.equals("mem:") || uri.equals("mem:/")) {
@@ -96,12 +137,16 @@ public final class VerifyCommand implements Callable<Integer> {
         Set<Capability> capabilities;
         String description;
         // fails fast (69) if the store is down, 64 if no JDBC driver accepts the URL
-        try (LockBackend probe = BackendUris.explainingMissingDriver(uri, loader, () -> UriBackendTck.connect(target))) {
+        try (LockBackend probe =
+                BackendUris.explainingMissingDriver(uri, loader, () -> UriBackendTck.connect(target))) {
             capabilities = probe.capabilities();
             description = probe.description();
         }
-        out.println("Latchkey TCK against " + description + " (claims " + (capabilities.isEmpty() ? "no capabilities"
-                : new TreeSet<>(capabilities.stream().map(Enum::name).toList())) + ")");
+        out.println("Latchkey TCK against " + description + " (claims "
+                + (capabilities.isEmpty()
+                        ? "no capabilities"
+                        : new TreeSet<>(capabilities.stream().map(Enum::name).toList()))
+                + ")");
         out.flush();
         UriBackendTck.target(target);
         LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request()
@@ -109,7 +154,10 @@ public final class VerifyCommand implements Callable<Integer> {
                 .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false")
                 .configurationParameter("junit.platform.output.capture.stdout", "false");
         if (!groups.isEmpty()) {
-            request.filters(TagFilter.includeTags(groups.stream().map(g -> g.toLowerCase(Locale.ROOT)).distinct().toList()));
+            request.filters(TagFilter.includeTags(groups.stream()
+                    .map(g -> g.toLowerCase(Locale.ROOT))
+                    .distinct()
+                    .toList()));
         }
         LauncherDiscoveryRequest built = request.build();
         TckReport report = new TckReport(out);
@@ -117,8 +165,14 @@ public final class VerifyCommand implements Callable<Integer> {
         Launcher launcher = LauncherFactory.create();
         launcher.execute(built, report);
         double seconds = (System.nanoTime() - start) / 1e9;
-        out.printf(Locale.ROOT, "%d passed, %d failed, %d skipped in %.1fs on %s%n", report.passed.get(), report.failed.get(),
-                report.skipped.get(), seconds, Redaction.redact(uri));
+        out.printf(
+                Locale.ROOT,
+                "%d passed, %d failed, %d skipped in %.1fs on %s%n",
+                report.passed.get(),
+                report.failed.get(),
+                report.skipped.get(),
+                seconds,
+                Redaction.redact(uri));
         if (report.passed.get() + report.failed.get() + report.skipped.get() == 0) {
             out.println("no rule ran: check --group");
             return ExitCodes.NEGATIVE;
@@ -134,7 +188,8 @@ public final class VerifyCommand implements Callable<Integer> {
         List<URL> urls = new ArrayList<>();
         for (File f : classpath) {
             if (!f.exists()) {
-                throw new ParameterException(spec.commandLine(), "--classpath entry '" + f + "' does not exist; give jars or directories");
+                throw new ParameterException(
+                        spec.commandLine(), "--classpath entry '" + f + "' does not exist; give jars or directories");
             }
             try {
                 urls.add(f.toURI().toURL());

@@ -29,6 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class AdminIT {
     @TempDir
     static Path temp;
+
     static LatchkeyJar cli;
     static ServerProcess redis;
 
@@ -38,9 +39,20 @@ class AdminIT {
         Optional<Path> binary = Binaries.find("redis-server");
         if (binary.isPresent()) {
             int port = FreePorts.find();
-            redis = ServerProcess.builder().name("redis-server for AdminIT")
-                    .command(binary.get().toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
-                    .readiness(ReadinessCheck.tcpPortOpen(port)).start();
+            redis = ServerProcess.builder()
+                    .name("redis-server for AdminIT")
+                    .command(
+                            binary.get().toString(),
+                            "--port",
+                            Integer.toString(port),
+                            "--bind",
+                            "127.0.0.1",
+                            "--save",
+                            "",
+                            "--appendonly",
+                            "no")
+                    .readiness(ReadinessCheck.tcpPortOpen(port))
+                    .start();
         }
     }
 
@@ -53,8 +65,7 @@ class AdminIT {
     }
 
     static Stream<Arguments> backends() {
-        return Stream.of(Arguments.of("embedded H2 default", List.of()),
-                Arguments.of("redis", List.of("redis")));
+        return Stream.of(Arguments.of("embedded H2 default", List.of()), Arguments.of("redis", List.of("redis")));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -64,10 +75,13 @@ class AdminIT {
         if (!which.isEmpty()) {
             boolean required = "true".equalsIgnoreCase(System.getenv("LATCHKEY_REQUIRE_SERVERS"));
             if (redis == null && required) {
-                throw new AssertionError("redis-server is not installed (Debian: apt-get install redis-server) and LATCHKEY_REQUIRE_SERVERS=true");
+                throw new AssertionError(
+                        "redis-server is not installed (Debian: apt-get install redis-server) and LATCHKEY_REQUIRE_SERVERS=true");
             }
-            Assumptions.assumeTrue(redis != null, "redis-server is not installed (Debian: apt-get install redis-server)");
-            backend.addAll(List.of("--backend", "redis://127.0.0.1:" + redis.command().get(2)));
+            Assumptions.assumeTrue(
+                    redis != null, "redis-server is not installed (Debian: apt-get install redis-server)");
+            backend.addAll(
+                    List.of("--backend", "redis://127.0.0.1:" + redis.command().get(2)));
         }
         String prefix = "admin-" + label.charAt(0) + "/";
         LatchkeyJar.Running daily = hold(backend, prefix + "daily");
@@ -78,12 +92,22 @@ class AdminIT {
             assertThat(all.stdout()).contains("\"name\":\"" + prefix + "daily\"", "\"name\":\"" + prefix + "weekly\"");
 
             LatchkeyJar.Result table = cli.run(args(backend, "list", "--prefix", prefix + "d"));
-            assertThat(table.stdout()).as(table.toString()).startsWith("NAME").contains("OWNER", "TOKEN", "EXPIRES")
-                    .contains(prefix + "daily").doesNotContain(prefix + "weekly");
+            assertThat(table.stdout())
+                    .as(table.toString())
+                    .startsWith("NAME")
+                    .contains("OWNER", "TOKEN", "EXPIRES")
+                    .contains(prefix + "daily")
+                    .doesNotContain(prefix + "weekly");
 
             LatchkeyJar.Result inspect = cli.run(args(backend, "inspect", "--json", prefix + "daily"));
             assertThat(inspect.exit()).as(inspect.toString()).isZero();
-            assertThat(inspect.stdout()).contains("\"held\":true", "\"owner\":\"", "/" + daily.process.pid() + "/", "\"fencingToken\":", "\"expiresAt\":\"");
+            assertThat(inspect.stdout())
+                    .contains(
+                            "\"held\":true",
+                            "\"owner\":\"",
+                            "/" + daily.process.pid() + "/",
+                            "\"fencingToken\":",
+                            "\"expiresAt\":\"");
 
             LatchkeyJar.Result text = cli.run(args(backend, "inspect", prefix + "daily"));
             assertThat(text.stdout()).as(text.toString()).contains("owner:", "token:", "expires:");
@@ -92,7 +116,9 @@ class AdminIT {
             assertThat(release.exit()).as(release.toString()).isZero();
             assertThat(release.stdout()).contains("\"released\":true");
             LatchkeyJar.Result holder = daily.await(Duration.ofSeconds(60));
-            assertThat(holder.exit()).as("the holder lost the lock and stopped its command: " + holder).isEqualTo(ExitCodes.LOCK_LOST);
+            assertThat(holder.exit())
+                    .as("the holder lost the lock and stopped its command: " + holder)
+                    .isEqualTo(ExitCodes.LOCK_LOST);
             assertThat(holder.stderr()).contains("RELEASED_BY_ADMIN");
 
             LatchkeyJar.Result again = cli.run(args(backend, "release", "--force", "--json", prefix + "daily"));
@@ -105,11 +131,15 @@ class AdminIT {
             weekly.signal("TERM");
             weekly.await(Duration.ofSeconds(60));
         }
-        assertThat(cli.run(args(backend, "list", "--prefix", prefix, "--json")).stdout().trim()).isEqualTo("[]");
+        assertThat(cli.run(args(backend, "list", "--prefix", prefix, "--json"))
+                        .stdout()
+                        .trim())
+                .isEqualTo("[]");
     }
 
     private static LatchkeyJar.Running hold(List<String> backend, String name) {
-        LatchkeyJar.Running r = cli.start(args(backend, "exec", "--name", name, "--lease", "3s", "--", "sh", "-c", "echo started; sleep 120"));
+        LatchkeyJar.Running r = cli.start(
+                args(backend, "exec", "--name", name, "--lease", "3s", "--", "sh", "-c", "echo started; sleep 120"));
         await().atMost(Duration.ofSeconds(60)).until(() -> r.stdout().contains("started"));
         return r;
     }

@@ -36,8 +36,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BenchIT {
     private static final String[][] SERVER_BINARIES = {
-            {"postgres", "postgresql"}, {"mariadbd", "mariadb-server"}, {"mariadb-install-db", "mariadb-server"},
-            {"etcd", "etcd-server"}};
+        {"postgres", "postgresql"},
+        {"mariadbd", "mariadb-server"},
+        {"mariadb-install-db", "mariadb-server"},
+        {"etcd", "etcd-server"}
+    };
     private static final Path TMPFS = Path.of("/dev/shm");
 
     @TempDir
@@ -57,12 +60,17 @@ class BenchIT {
     void benchesMemAndH2AndWritesAChart() throws Exception {
         try (LatchkeyJar cli = new LatchkeyJar(temp)) {
             Path chart = temp.resolve("out/bench.png");
-            LatchkeyJar.Result r = cli.run("bench", "--backends", "mem,h2", "--duration", "1s", "--threads", "3",
-                    "--chart", chart.toString());
+            LatchkeyJar.Result r = cli.run(
+                    "bench", "--backends", "mem,h2", "--duration", "1s", "--threads", "3", "--chart", chart.toString());
             assertThat(r.exit()).as(r.toString()).isZero();
             List<String> lines = r.stdout().lines().toList();
-            assertThat(lines.get(0)).as(r.toString()).startsWith("BACKEND").contains("CYCLES/S", "HANDOFF %", "P50 ACQUIRE", "P99 ACQUIRE", "OVERLAPS");
-            assertThat(lines).as(r.toString()).anyMatch(l -> l.matches("^mem\\s+3\\s+[1-9]\\d*\\s+.*\\s0$"))
+            assertThat(lines.get(0))
+                    .as(r.toString())
+                    .startsWith("BACKEND")
+                    .contains("CYCLES/S", "HANDOFF %", "P50 ACQUIRE", "P99 ACQUIRE", "OVERLAPS");
+            assertThat(lines)
+                    .as(r.toString())
+                    .anyMatch(l -> l.matches("^mem\\s+3\\s+[1-9]\\d*\\s+.*\\s0$"))
                     .anyMatch(l -> l.matches("^h2 \\(embedded file\\)\\s+3\\s+[1-9]\\d*\\s+.*\\s0$"));
             assertThat(r.stdout()).contains("JMH suite in the jmh module");
             byte[] png = Files.readAllBytes(chart);
@@ -74,8 +82,15 @@ class BenchIT {
     @Test
     void aBackendThatCannotBeReachedIsReportedNotHidden() {
         try (LatchkeyJar cli = new LatchkeyJar(temp)) {
-            LatchkeyJar.Result r = cli.run("bench", "--backends", "mem,jdbc:postgresql://127.0.0.1:1/none", "--duration", "1s",
-                    "--threads", "1", "--no-chart");
+            LatchkeyJar.Result r = cli.run(
+                    "bench",
+                    "--backends",
+                    "mem,jdbc:postgresql://127.0.0.1:1/none",
+                    "--duration",
+                    "1s",
+                    "--threads",
+                    "1",
+                    "--no-chart");
             assertThat(r.exit()).as(r.toString()).isEqualTo(ExitCodes.BACKEND_UNAVAILABLE);
             assertThat(r.stdout()).as(r.toString()).contains("not measured:");
         }
@@ -87,25 +102,41 @@ class BenchIT {
         List<String> etcdDirsBefore = tmpfsEntries();
         try (LatchkeyJar cli = new LatchkeyJar(temp)) {
             Path chart = temp.resolve("servers.png");
-            LatchkeyJar.Running run = cli.start(Map.of(), List.of("-Djava.io.tmpdir=" + privateTmp()), "bench",
-                    "--backends", "postgres,postgres-session,mariadb,zookeeper,etcd", "--duration", "1s", "--threads", "2",
-                    "--chart", chart.toString());
+            LatchkeyJar.Running run = cli.start(
+                    Map.of(),
+                    List.of("-Djava.io.tmpdir=" + privateTmp()),
+                    "bench",
+                    "--backends",
+                    "postgres,postgres-session,mariadb,zookeeper,etcd",
+                    "--duration",
+                    "1s",
+                    "--threads",
+                    "2",
+                    "--chart",
+                    chart.toString());
             Descendants watched = new Descendants(run.process);
             LatchkeyJar.Result r = run.await(Duration.ofMinutes(4));
             watched.join();
 
             assertThat(r.exit()).as(r.toString()).isZero();
             List<String> lines = r.stdout().lines().toList();
-            for (String label : List.of("postgres (local server)", "postgres (local server, session mode)",
-                    "mariadb (local server)", "zookeeper (in-process server)", "etcd (local server)")) {
+            for (String label : List.of(
+                    "postgres (local server)",
+                    "postgres (local server, session mode)",
+                    "mariadb (local server)",
+                    "zookeeper (in-process server)",
+                    "etcd (local server)")) {
                 // clients 2, cycles/s > 0, ..., overlaps 0
-                assertThat(lines).as(label + " measured in\n" + r).anyMatch(l -> l.matches("^" + Pattern.quote(label)
-                        + "\\s+2\\s+[1-9]\\d*\\s+.*\\s0$"));
+                assertThat(lines)
+                        .as(label + " measured in\n" + r)
+                        .anyMatch(l -> l.matches("^" + Pattern.quote(label) + "\\s+2\\s+[1-9]\\d*\\s+.*\\s0$"));
             }
             byte[] png = Files.readAllBytes(chart);
             assertThat(png).as("a PNG file").startsWith((byte) 0x89, (byte) 'P', (byte) 'N', (byte) 'G');
-            assertThat(watched.commands()).as("the server processes bench started (sampled while it ran)")
-                    .anyMatch(c -> c.endsWith("/postgres")).anyMatch(c -> c.endsWith("/mariadbd"))
+            assertThat(watched.commands())
+                    .as("the server processes bench started (sampled while it ran)")
+                    .anyMatch(c -> c.endsWith("/postgres"))
+                    .anyMatch(c -> c.endsWith("/mariadbd"))
                     .anyMatch(c -> c.endsWith("/etcd"));
             assertNothingLeft(watched);
             assertThat(tmpfsEntries()).as("etcd data directories on tmpfs").isEqualTo(etcdDirsBefore);
@@ -116,13 +147,25 @@ class BenchIT {
     void ctrlCStopsTheServerBeingMeasured() throws Exception {
         requireServerBinaries();
         try (LatchkeyJar cli = new LatchkeyJar(temp)) {
-            LatchkeyJar.Running run = cli.start(Map.of(), List.of("-Djava.io.tmpdir=" + privateTmp()), "bench",
-                    "--backends", "postgres", "--duration", "60s", "--threads", "2", "--no-chart");
+            LatchkeyJar.Running run = cli.start(
+                    Map.of(),
+                    List.of("-Djava.io.tmpdir=" + privateTmp()),
+                    "bench",
+                    "--backends",
+                    "postgres",
+                    "--duration",
+                    "60s",
+                    "--threads",
+                    "2",
+                    "--no-chart");
             Descendants watched = new Descendants(run.process);
             // PostgreSQL runs and the measurement has made progress (so the clients are connected)
-            await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
+            await().atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> watched.commands().stream().anyMatch(c -> c.endsWith("/postgres"))
-                            && Pattern.compile("[1-9]\\d*/60s").matcher(run.stderr()).find());
+                            && Pattern.compile("[1-9]\\d*/60s")
+                                    .matcher(run.stderr())
+                                    .find());
             run.signal("INT");
             LatchkeyJar.Result r = run.await(Duration.ofMinutes(1));
             watched.join();
@@ -135,11 +178,23 @@ class BenchIT {
     void aMissingServerBinaryNamesItsDebianPackageAndTheOthersStillRun() {
         try (LatchkeyJar cli = new LatchkeyJar(temp)) {
             // etcd lives in /usr/bin, which is searched only through PATH
-            LatchkeyJar.Result r = cli.start(Map.of("PATH", temp.resolve("empty-path").toString()), List.of(), "bench",
-                    "--backends", "etcd,mem", "--duration", "1s", "--threads", "1", "--no-chart").await(Duration.ofMinutes(2));
+            LatchkeyJar.Result r = cli.start(
+                            Map.of("PATH", temp.resolve("empty-path").toString()),
+                            List.of(),
+                            "bench",
+                            "--backends",
+                            "etcd,mem",
+                            "--duration",
+                            "1s",
+                            "--threads",
+                            "1",
+                            "--no-chart")
+                    .await(Duration.ofMinutes(2));
             assertThat(r.exit()).as(r.toString()).isEqualTo(ExitCodes.BACKEND_UNAVAILABLE);
-            assertThat(r.stdout()).as(r.toString())
-                    .containsPattern("(?m)^etcd\\s+1\\s+not measured: etcd is not installed \\(Debian: apt-get install etcd-server\\)")
+            assertThat(r.stdout())
+                    .as(r.toString())
+                    .containsPattern(
+                            "(?m)^etcd\\s+1\\s+not measured: etcd is not installed \\(Debian: apt-get install etcd-server\\)")
                     .containsPattern("(?m)^mem\\s+1\\s+[1-9]\\d*\\s+.*\\s0$");
         }
     }
@@ -169,11 +224,15 @@ class BenchIT {
     }
 
     private void assertNothingLeft(Descendants watched) {
-        await("every process the latchkey JVM started has exited").atMost(Duration.ofSeconds(20))
+        await("every process the latchkey JVM started has exited")
+                .atMost(Duration.ofSeconds(20))
                 .untilAsserted(() -> assertThat(watched.alive()).isEmpty());
-        await("no process uses " + privateTmp).atMost(Duration.ofSeconds(20))
-                .untilAsserted(() -> assertThat(processesMentioning(privateTmp.toString())).isEmpty());
-        await(privateTmp + " is empty (data directories and server logs deleted)").atMost(Duration.ofSeconds(20))
+        await("no process uses " + privateTmp)
+                .atMost(Duration.ofSeconds(20))
+                .untilAsserted(() ->
+                        assertThat(processesMentioning(privateTmp.toString())).isEmpty());
+        await(privateTmp + " is empty (data directories and server logs deleted)")
+                .atMost(Duration.ofSeconds(20))
                 .untilAsserted(() -> {
                     try (Stream<Path> left = Files.list(privateTmp)) {
                         assertThat(left.toList()).isEmpty();
@@ -182,7 +241,9 @@ class BenchIT {
     }
 
     private static List<String> processesMentioning(String text) throws IOException, InterruptedException {
-        Process ps = new ProcessBuilder("ps", "-eo", "pid=,args=").redirectErrorStream(true).start();
+        Process ps = new ProcessBuilder("ps", "-eo", "pid=,args=")
+                .redirectErrorStream(true)
+                .start();
         String out = new String(ps.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(ps.waitFor(30, TimeUnit.SECONDS)).isTrue();
         return out.lines().filter(l -> l.contains(text)).toList();
@@ -193,7 +254,10 @@ class BenchIT {
             return List.of();
         }
         try (Stream<Path> entries = Files.list(TMPFS)) {
-            return entries.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("latchkey-bench-etcd-")).sorted().toList();
+            return entries.map(p -> p.getFileName().toString())
+                    .filter(n -> n.startsWith("latchkey-bench-etcd-"))
+                    .sorted()
+                    .toList();
         }
     }
 
@@ -206,12 +270,17 @@ class BenchIT {
         private final Thread sampler;
 
         Descendants(Process process) {
-            sampler = new Thread(() -> {
-                while (process.isAlive()) {
-                    process.descendants().forEach(p -> seen.computeIfAbsent(p, h -> h.info().command().orElse("?")));
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // a sampling interval, not a wait for state
-                }
-            }, "bench-it-descendants");
+            sampler = new Thread(
+                    () -> {
+                        while (process.isAlive()) {
+                            process.descendants()
+                                    .forEach(p -> seen.computeIfAbsent(
+                                            p, h -> h.info().command().orElse("?")));
+                            LockSupport.parkNanos(
+                                    TimeUnit.MILLISECONDS.toNanos(50)); // a sampling interval, not a wait for state
+                        }
+                    },
+                    "bench-it-descendants");
             sampler.setDaemon(true);
             sampler.start();
         }
@@ -225,7 +294,10 @@ class BenchIT {
         }
 
         List<String> alive() {
-            return seen.entrySet().stream().filter(e -> e.getKey().isAlive()).map(e -> e.getKey().pid() + " " + e.getValue()).toList();
+            return seen.entrySet().stream()
+                    .filter(e -> e.getKey().isAlive())
+                    .map(e -> e.getKey().pid() + " " + e.getValue())
+                    .toList();
         }
     }
 }

@@ -28,7 +28,8 @@ class DurationConverterTest {
     @ParameterizedTest
     @ValueSource(strings = {"30x", "30", "", "s", "-5s", "1m 30s", "30s1m", "PTx", "99999999999999999999s", "ms30"})
     void rejectsWithWhatToType(String bad) {
-        assertThatThrownBy(() -> DurationConverter.parse(bad)).isInstanceOf(TypeConversionException.class)
+        assertThatThrownBy(() -> DurationConverter.parse(bad))
+                .isInstanceOf(TypeConversionException.class)
                 .hasMessageContaining("250ms, 2s, 1.5s, 1m30s or 1h");
     }
 

@@ -25,6 +25,7 @@ class ExecIT {
     // one home directory, hence one embedded store and server, per class; tests use distinct lock names
     @TempDir
     static Path temp;
+
     static LatchkeyJar cli;
 
     @BeforeAll
@@ -66,11 +67,15 @@ class ExecIT {
             assertThat(end[0]).as(lines.toString()).isEqualTo("end");
             assertThat(end[1]).as("the same run ends what it started: " + lines).isEqualTo(start[1]);
             long token = Long.parseLong(start[1]);
-            assertThat(token).as("fencing tokens increase run after run: " + lines).isGreaterThan(previous);
+            assertThat(token)
+                    .as("fencing tokens increase run after run: " + lines)
+                    .isGreaterThan(previous);
             previous = token;
         }
         assertThat(cli.run("list", "--json").stdout().trim()).isEqualTo("[]");
-        assertThat(cli.home.resolve(".latchkey/locks.mv.db")).as("the embedded default is an H2 file in the home directory").isRegularFile();
+        assertThat(cli.home.resolve(".latchkey/locks.mv.db"))
+                .as("the embedded default is an H2 file in the home directory")
+                .isRegularFile();
     }
 
     @Test
@@ -81,14 +86,17 @@ class ExecIT {
         assertThat(noWait.exit()).as(noWait.toString()).isEqualTo(ExitCodes.NOT_ACQUIRED);
         assertThat(noWait.stderr()).contains("lock 'busy' not acquired (--no-wait): held by");
 
-        LatchkeyJar.Result custom = cli.run("exec", "--name", "busy", "--no-wait", "-E", "3", "--", "touch", marker.toString());
+        LatchkeyJar.Result custom =
+                cli.run("exec", "--name", "busy", "--no-wait", "-E", "3", "--", "touch", marker.toString());
         assertThat(custom.exit()).as(custom.toString()).isEqualTo(3);
 
-        LatchkeyJar.Result quiet = cli.run("exec", "--name", "busy", "--wait", "1s", "--quiet", "--", "touch", marker.toString());
+        LatchkeyJar.Result quiet =
+                cli.run("exec", "--name", "busy", "--wait", "1s", "--quiet", "--", "touch", marker.toString());
         assertThat(quiet.exit()).as(quiet.toString()).isEqualTo(ExitCodes.NOT_ACQUIRED);
         assertThat(quiet.stderr()).as(quiet.toString()).isEmpty();
 
-        LatchkeyJar.Result waited = cli.run("exec", "--name", "busy", "--wait", "1500ms", "--", "touch", marker.toString());
+        LatchkeyJar.Result waited =
+                cli.run("exec", "--name", "busy", "--wait", "1500ms", "--", "touch", marker.toString());
         assertThat(waited.exit()).as(waited.toString()).isEqualTo(ExitCodes.NOT_ACQUIRED);
         assertThat(waited.stderr()).contains("not acquired within 1.5s");
         assertThat(marker).as("no command ran without the lock").doesNotExist();
@@ -98,7 +106,8 @@ class ExecIT {
 
     @Test
     void exitStatusIsTheCommandsOrTheShellConvention() {
-        assertThat(cli.run("exec", "--name", "s", "--", "sh", "-c", "exit 7").exit()).isEqualTo(7);
+        assertThat(cli.run("exec", "--name", "s", "--", "sh", "-c", "exit 7").exit())
+                .isEqualTo(7);
         assertThat(cli.run("exec", "--name", "s", "--", "true").exit()).isZero();
         LatchkeyJar.Result killed = cli.run("exec", "--name", "s", "--", "sh", "-c", "kill -KILL $$");
         assertThat(killed.exit()).as(killed.toString()).isEqualTo(128 + 9);
@@ -108,12 +117,20 @@ class ExecIT {
         LatchkeyJar.Result notExecutable = cli.run("exec", "--name", "s", "--", temp.toString());
         assertThat(notExecutable.exit()).as(notExecutable.toString()).isEqualTo(ExitCodes.CANNOT_EXECUTE);
         LatchkeyJar.Result inspect = cli.run("inspect", "s");
-        assertThat(inspect.exit()).as("nothing held after any of them: " + inspect).isEqualTo(ExitCodes.NEGATIVE);
+        assertThat(inspect.exit())
+                .as("nothing held after any of them: " + inspect)
+                .isEqualTo(ExitCodes.NEGATIVE);
     }
 
     @Test
     void theCommandSeesItsLockNameAndTheTokenTheStoreHolds() {
-        LatchkeyJar.Running run = cli.start("exec", "--name", "env check/ü", "--", "sh", "-c",
+        LatchkeyJar.Running run = cli.start(
+                "exec",
+                "--name",
+                "env check/ü",
+                "--",
+                "sh",
+                "-c",
                 "echo \"name=$LATCHKEY_NAME token=$LATCHKEY_TOKEN\"; echo started; sleep 30");
         await().atMost(Duration.ofSeconds(60)).until(() -> run.stdout().contains("started"));
         Matcher m = Pattern.compile("name=(.*) token=(\\d+)").matcher(run.stdout());
@@ -121,7 +138,9 @@ class ExecIT {
         assertThat(m.group(1)).isEqualTo("env check/ü");
         LatchkeyJar.Result inspect = cli.run("inspect", "--json", "env check/ü");
         assertThat(inspect.exit()).as(inspect.toString()).isZero();
-        assertThat(inspect.stdout()).contains("\"fencingToken\":" + m.group(2) + ",").contains("\"held\":true");
+        assertThat(inspect.stdout())
+                .contains("\"fencingToken\":" + m.group(2) + ",")
+                .contains("\"held\":true");
         run.signal("TERM");
         assertThat(run.await(Duration.ofSeconds(60)).exit()).isEqualTo(128 + 15);
     }

@@ -27,6 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class JdbcDriversIT {
     @TempDir
     static Path temp;
+
     static LatchkeyJar cli;
     static LatchkeyJar withoutPgjdbc;
     static BenchCleanup cleanup;
@@ -43,7 +44,8 @@ class JdbcDriversIT {
             mysqlUrl = mariadb.replace("jdbc:mariadb:", "jdbc:mysql:");
         } catch (LocalServers.NotStarted e) {
             if ("true".equalsIgnoreCase(System.getenv("LATCHKEY_REQUIRE_SERVERS"))) {
-                throw new AssertionError("MariaDB could not be started and LATCHKEY_REQUIRE_SERVERS=true: " + e.getMessage(), e);
+                throw new AssertionError(
+                        "MariaDB could not be started and LATCHKEY_REQUIRE_SERVERS=true: " + e.getMessage(), e);
             }
         }
     }
@@ -60,23 +62,39 @@ class JdbcDriversIT {
     @Test
     void aMysqlUrlWorksThroughTheBundledMariaDbDriver() {
         org.junit.jupiter.api.Assumptions.assumeTrue(mysqlUrl != null, "mariadb-server is not installed");
-        LatchkeyJar.Result exec = cli.run("exec", "--backend", mysqlUrl, "--name", "mysql-scheme", "-v", "--",
-                "sh", "-c", "echo token=$LATCHKEY_TOKEN");
+        LatchkeyJar.Result exec = cli.run(
+                "exec",
+                "--backend",
+                mysqlUrl,
+                "--name",
+                "mysql-scheme",
+                "-v",
+                "--",
+                "sh",
+                "-c",
+                "echo token=$LATCHKEY_TOKEN");
         assertThat(exec.exit()).as(exec.toString()).isZero();
         assertThat(exec.stdout()).as(exec.toString()).containsPattern("token=\\d+");
-        assertThat(exec.stderr()).as(exec.toString()).contains("acquired lock 'mysql-scheme'").contains("jdbc:mysql:");
+        assertThat(exec.stderr())
+                .as(exec.toString())
+                .contains("acquired lock 'mysql-scheme'")
+                .contains("jdbc:mysql:");
 
-        LatchkeyJar.Running holder = cli.start("exec", "--backend", mysqlUrl, "--name", "mysql-held", "--", "sleep", "60");
+        LatchkeyJar.Running holder =
+                cli.start("exec", "--backend", mysqlUrl, "--name", "mysql-held", "--", "sleep", "60");
         try {
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).untilAsserted(() -> {
-                LatchkeyJar.Result inspect = cli.run("inspect", "--backend", mysqlUrl, "--json", "mysql-held");
-                assertThat(inspect.exit()).as(inspect.toString()).isZero();
-                assertThat(inspect.stdout()).contains("\"held\":true");
-            });
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(60))
+                    .untilAsserted(() -> {
+                        LatchkeyJar.Result inspect = cli.run("inspect", "--backend", mysqlUrl, "--json", "mysql-held");
+                        assertThat(inspect.exit()).as(inspect.toString()).isZero();
+                        assertThat(inspect.stdout()).contains("\"held\":true");
+                    });
             LatchkeyJar.Result list = cli.run("list", "--backend", mysqlUrl, "--prefix", "mysql-");
             assertThat(list.exit()).as(list.toString()).isZero();
             assertThat(list.stdout()).as(list.toString()).contains("mysql-held");
-            LatchkeyJar.Result busy = cli.run("exec", "--backend", mysqlUrl, "--name", "mysql-held", "--no-wait", "--", "true");
+            LatchkeyJar.Result busy =
+                    cli.run("exec", "--backend", mysqlUrl, "--name", "mysql-held", "--no-wait", "--", "true");
             assertThat(busy.exit()).as(busy.toString()).isEqualTo(ExitCodes.NOT_ACQUIRED);
         } finally {
             holder.process.destroy();
@@ -89,7 +107,9 @@ class JdbcDriversIT {
         LatchkeyJar.Result r = withoutPgjdbc.run(args(command));
         assertThat(r.exit()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
         assertThat(r.stderr().lines()).as(r.toString()).hasSize(1);
-        assertThat(r.stderr()).as(r.toString()).startsWith("latchkey " + command + ": ")
+        assertThat(r.stderr())
+                .as(r.toString())
+                .startsWith("latchkey " + command + ": ")
                 .doesNotContain("\tat ", "Exception", "internal error", "s3cret");
         assertThat(r.stdout()).as(r.toString()).isEmpty();
     }
@@ -113,7 +133,7 @@ class JdbcDriversIT {
     /** A copy of the jar without PostgreSQL's driver: its classes, its Maven metadata and its service entry. */
     static Path withoutDriver(Path jar, Path copy) throws IOException {
         try (ZipInputStream in = new ZipInputStream(Files.newInputStream(jar));
-             ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(copy))) {
+                ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(copy))) {
             for (ZipEntry e; (e = in.getNextEntry()) != null; ) {
                 String name = e.getName();
                 if (name.startsWith("org/postgresql/") || name.startsWith("META-INF/maven/org.postgresql/")) {
@@ -121,8 +141,10 @@ class JdbcDriversIT {
                 }
                 out.putNextEntry(new ZipEntry(name));
                 if (name.equals("META-INF/services/java.sql.Driver")) {
-                    String services = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
-                            .filter(l -> !l.trim().equals("org.postgresql.Driver")).collect(Collectors.joining("\n", "", "\n"));
+                    String services = new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                            .lines()
+                            .filter(l -> !l.trim().equals("org.postgresql.Driver"))
+                            .collect(Collectors.joining("\n", "", "\n"));
                     out.write(services.getBytes(StandardCharsets.UTF_8));
                 } else {
                     copy(in, out);

@@ -28,8 +28,11 @@ import java.util.concurrent.TimeUnit;
 final class LatchkeyJar implements AutoCloseable {
     /** The jar under test; LATCHKEY_TEST_JAR runs the tests against another build (e.g. to see them fail before a fix). */
     static final Path JAR = Paths.get(Optional.ofNullable(System.getenv("LATCHKEY_TEST_JAR"))
-            .orElse(System.getProperty("latchkey.jar", "target/latchkey.jar"))).toAbsolutePath();
-    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+                    .orElse(System.getProperty("latchkey.jar", "target/latchkey.jar")))
+            .toAbsolutePath();
+
+    private static final String JAVA =
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     private static final boolean ENV_RESETS_SIGNALS = envResetsSignals();
 
     final Path home;
@@ -44,7 +47,9 @@ final class LatchkeyJar implements AutoCloseable {
 
     /** Runs another jar (e.g. a copy of latchkey.jar without a JDBC driver) the same way. */
     LatchkeyJar(Path temp, Path jar) {
-        assertThat(JAR).as("the shaded jar (run the *IT tests with 'mvn verify', after 'package')").isRegularFile();
+        assertThat(JAR)
+                .as("the shaded jar (run the *IT tests with 'mvn verify', after 'package')")
+                .isRegularFile();
         this.jar = jar;
         try {
             this.home = Files.createDirectories(temp.resolve("home"));
@@ -83,7 +88,9 @@ final class LatchkeyJar implements AutoCloseable {
         int n = ++sequence;
         Path out = logs.resolve(n + ".out");
         Path err = logs.resolve(n + ".err");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile())
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .redirectOutput(out.toFile())
+                .redirectError(err.toFile())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         pb.environment().remove("LATCHKEY_BACKEND");
         pb.environment().put("HOME", home.toString());
@@ -101,8 +108,16 @@ final class LatchkeyJar implements AutoCloseable {
 
     /** Runs {@code sh -c "java -jar latchkey.jar ARGS"}, for arguments only a shell can produce (raw bytes). */
     Result runInShell(String shellArgs) {
-        return start(List.of("sh", "-c", "exec \"$0\" -Duser.home=\"$1\" -jar \"$2\" " + shellArgs, JAVA, home.toString(),
-                jar.toString()), shellArgs).await(Duration.ofMinutes(2));
+        return start(
+                        List.of(
+                                "sh",
+                                "-c",
+                                "exec \"$0\" -Duser.home=\"$1\" -jar \"$2\" " + shellArgs,
+                                JAVA,
+                                home.toString(),
+                                jar.toString()),
+                        shellArgs)
+                .await(Duration.ofMinutes(2));
     }
 
     /** Runs {@code latchkey ARGS...} to completion (at most two minutes). */
@@ -133,16 +148,21 @@ final class LatchkeyJar implements AutoCloseable {
         }
         embeddedServer().ifPresent(server -> {
             server.destroy();
-            server.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> {
-                server.destroyForcibly();
-                return server;
-            }).join();
+            server.onExit()
+                    .orTimeout(10, TimeUnit.SECONDS)
+                    .exceptionally(e -> {
+                        server.destroyForcibly();
+                        return server;
+                    })
+                    .join();
         });
     }
 
     private static boolean envResetsSignals() {
         try {
-            Process p = new ProcessBuilder("env", "--default-signal=INT", "true").redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("env", "--default-signal=INT", "true")
+                    .redirectErrorStream(true)
+                    .start();
             return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
             return false;
@@ -177,7 +197,9 @@ final class LatchkeyJar implements AutoCloseable {
         /** Sends a signal by name (TERM, INT, HUP) to the latchkey JVM. */
         void signal(String name) {
             try {
-                Process kill = new ProcessBuilder("kill", "-s", name, Long.toString(process.pid())).inheritIO().start();
+                Process kill = new ProcessBuilder("kill", "-s", name, Long.toString(process.pid()))
+                        .inheritIO()
+                        .start();
                 assertThat(kill.waitFor(10, TimeUnit.SECONDS)).isTrue();
                 assertThat(kill.exitValue()).as("kill -s " + name).isZero();
             } catch (IOException e) {
@@ -193,8 +215,8 @@ final class LatchkeyJar implements AutoCloseable {
                 if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
                     process.descendants().forEach(ProcessHandle::destroyForcibly);
                     process.destroyForcibly();
-                    throw new AssertionError("latchkey " + args + " did not finish within " + limit
-                            + "\nstdout: " + stdout() + "\nstderr: " + stderr());
+                    throw new AssertionError("latchkey " + args + " did not finish within " + limit + "\nstdout: "
+                            + stdout() + "\nstderr: " + stderr());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

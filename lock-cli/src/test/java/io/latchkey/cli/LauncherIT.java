@@ -18,9 +18,14 @@ import org.junit.jupiter.api.io.TempDir;
  * modules' sources may be newer on a developer's machine).
  */
 class LauncherIT {
-    private static final Path ROOT = Paths.get(System.getProperty("latchkey.jar", "target/latchkey.jar")).toAbsolutePath()
-            .getParent().getParent().getParent();
-    private static final Path TEST_CLASSES = Paths.get(System.getProperty("latchkey.testClasses", "target/test-classes")).toAbsolutePath();
+    private static final Path ROOT = Paths.get(System.getProperty("latchkey.jar", "target/latchkey.jar"))
+            .toAbsolutePath()
+            .getParent()
+            .getParent()
+            .getParent();
+    private static final Path TEST_CLASSES = Paths.get(
+                    System.getProperty("latchkey.testClasses", "target/test-classes"))
+            .toAbsolutePath();
 
     @TempDir
     Path temp;
@@ -35,14 +40,22 @@ class LauncherIT {
 
     @Test
     void passesLatchkeyClasspathOnSoThatVerifyFindsTheUsersProvider() throws Exception {
-        String out = run(List.of(ROOT.resolve("latchkey").toString(), "verify", "--backend", "testmem:launcher", "--group", "fencing"),
+        String out = run(
+                List.of(
+                        ROOT.resolve("latchkey").toString(),
+                        "verify",
+                        "--backend",
+                        "testmem:launcher",
+                        "--group",
+                        "fencing"),
                 TEST_CLASSES.toString());
         assertThat(out).contains("passed   §4.2 fencing").contains("0 failed");
     }
 
     private String run(List<String> command, String classpath) throws IOException, InterruptedException {
         Path output = temp.resolve("out-" + System.nanoTime());
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
+        ProcessBuilder pb =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
         pb.environment().put("LATCHKEY_SKIP_BUILD", "true");
         pb.environment().put("HOME", temp.toString());
         pb.environment().put("LATCHKEY_JAVA_OPTS", "-Duser.home=" + temp);

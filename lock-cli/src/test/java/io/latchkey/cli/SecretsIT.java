@@ -31,7 +31,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -66,13 +65,23 @@ import picocli.CommandLine;
 @Execution(ExecutionMode.CONCURRENT)
 class SecretsIT {
     static final String DEBUG_LOG = "latchkey.secretsIt.log";
-    static final List<String> SCHEMES = List.of("redis", "rediss", "redlock", "jdbc:postgresql", "jdbc:mariadb",
-            "jdbc:mysql", "jdbc:h2", "zookeeper", "etcd", "etcds");
+    static final List<String> SCHEMES = List.of(
+            "redis",
+            "rediss",
+            "redlock",
+            "jdbc:postgresql",
+            "jdbc:mariadb",
+            "jdbc:mysql",
+            "jdbc:h2",
+            "zookeeper",
+            "etcd",
+            "etcds");
     static final List<String> FORMS = List.of("user:pw@", ":pw@", "pw@", "?password=", "p%40ss", "setting");
     static final List<Row> ROWS = new ArrayList<>();
 
     @TempDir
     static Path temp;
+
     static LatchkeyJar cli;
     static ServerProcess redis;
     static BenchCleanup cleanup;
@@ -98,7 +107,9 @@ class SecretsIT {
 
     @BeforeAll
     static void start() throws Exception {
-        assertThat(System.getProperty(DEBUG_LOG)).as("SecretsIT runs in the 'secrets' Failsafe execution (DEBUG log)").isNotNull();
+        assertThat(System.getProperty(DEBUG_LOG))
+                .as("SecretsIT runs in the 'secrets' Failsafe execution (DEBUG log)")
+                .isNotNull();
         CliLogging.configure();
         cli = new LatchkeyJar(temp);
         cleanup = new BenchCleanup("SecretsIT");
@@ -107,7 +118,9 @@ class SecretsIT {
         int closed = closedPort();
         String hosts = "127.0.0.1:" + closed;
         for (String scheme : SCHEMES) {
-            String h = scheme.equals("redlock") ? hosts + ",127.0.0.1:" + closedPort() + ",127.0.0.1:" + closedPort() : hosts;
+            String h = scheme.equals("redlock")
+                    ? hosts + ",127.0.0.1:" + closedPort() + ",127.0.0.1:" + closedPort()
+                    : hosts;
             for (String form : FORMS) {
                 ROWS.add(closedPortRow(scheme, form, h));
             }
@@ -119,19 +132,34 @@ class SecretsIT {
             String right = token("right");
             // from a file: the fixture logs its command line at DEBUG, and this test reads that log
             Path conf = Files.writeString(temp.resolve("redis.conf"), "requirepass " + right + "\n");
-            redis = ServerProcess.builder().name("redis-server with requirepass for SecretsIT")
-                    .command(redisServer.get().toString(), conf.toString(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                            "--save", "", "--appendonly", "no")
-                    .readiness(ReadinessCheck.tcpPortOpen(port)).start();
+            redis = ServerProcess.builder()
+                    .name("redis-server with requirepass for SecretsIT")
+                    .command(
+                            redisServer.get().toString(),
+                            conf.toString(),
+                            "--port",
+                            Integer.toString(port),
+                            "--bind",
+                            "127.0.0.1",
+                            "--save",
+                            "",
+                            "--appendonly",
+                            "no")
+                    .readiness(ReadinessCheck.tcpPortOpen(port))
+                    .start();
             String h = "127.0.0.1:" + port;
             for (String form : List.of("user:pw@", ":pw@", "pw@", "?password=", "p%40ss")) {
                 Row r = closedPortRow("redis", form, h);
-                ROWS.add(new Row("wrong password, real redis-server, " + form, r.uri().replace("user:", "default:"),
-                        withoutTimeout(r.settings()), r.secret()));
+                ROWS.add(new Row(
+                        "wrong password, real redis-server, " + form,
+                        r.uri().replace("user:", "default:"),
+                        withoutTimeout(r.settings()),
+                        r.secret()));
             }
             ROWS.add(new Row("right password, real redis-server, pw@", "redis://" + right + "@" + h, Map.of(), right));
         } else if (required) {
-            throw new AssertionError("redis-server is not installed (Debian: redis-server) and LATCHKEY_REQUIRE_SERVERS=true");
+            throw new AssertionError(
+                    "redis-server is not installed (Debian: redis-server) and LATCHKEY_REQUIRE_SERVERS=true");
         }
         // a real PostgreSQL that asks role lk for its password (scram-sha-256)
         try {
@@ -139,18 +167,38 @@ class SecretsIT {
             String right = token("right");
             String base = passwordProtected(url, right);
             String wrong = token("wrong");
-            String host = base.substring("jdbc:postgresql://".length(), base.indexOf('/', "jdbc:postgresql://".length()));
-            ROWS.add(new Row("wrong password, real PostgreSQL, ?password=", base + "?user=lk&password=" + wrong, Map.of(), wrong));
+            String host =
+                    base.substring("jdbc:postgresql://".length(), base.indexOf('/', "jdbc:postgresql://".length()));
+            ROWS.add(new Row(
+                    "wrong password, real PostgreSQL, ?password=",
+                    base + "?user=lk&password=" + wrong,
+                    Map.of(),
+                    wrong));
             String wrong2 = token("wrong");
-            ROWS.add(new Row("wrong password, real PostgreSQL, setting", base, Map.of("user", "lk", "password", wrong2), wrong2));
+            ROWS.add(new Row(
+                    "wrong password, real PostgreSQL, setting",
+                    base,
+                    Map.of("user", "lk", "password", wrong2),
+                    wrong2));
             String wrong3 = token("wrong");
-            ROWS.add(new Row("wrong password, real PostgreSQL, p%40ss", base + "?user=lk&password=p%40ss" + wrong3, Map.of(), wrong3));
+            ROWS.add(new Row(
+                    "wrong password, real PostgreSQL, p%40ss",
+                    base + "?user=lk&password=p%40ss" + wrong3, Map.of(), wrong3));
             String wrong4 = token("wrong");
-            ROWS.add(new Row("wrong password, real PostgreSQL, user:pw@", "jdbc:postgresql://lk:" + wrong4 + "@" + host + "/postgres", Map.of(), wrong4));
-            ROWS.add(new Row("right password, real PostgreSQL, ?password=", base + "?user=lk&password=" + right, Map.of(), right));
+            ROWS.add(new Row(
+                    "wrong password, real PostgreSQL, user:pw@",
+                    "jdbc:postgresql://lk:" + wrong4 + "@" + host + "/postgres",
+                    Map.of(),
+                    wrong4));
+            ROWS.add(new Row(
+                    "right password, real PostgreSQL, ?password=",
+                    base + "?user=lk&password=" + right,
+                    Map.of(),
+                    right));
         } catch (LocalServers.NotStarted e) {
             if (required) {
-                throw new AssertionError("PostgreSQL could not be started and LATCHKEY_REQUIRE_SERVERS=true: " + e.getMessage(), e);
+                throw new AssertionError(
+                        "PostgreSQL could not be started and LATCHKEY_REQUIRE_SERVERS=true: " + e.getMessage(), e);
             }
         }
     }
@@ -228,11 +276,15 @@ class SecretsIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("jarRows")
     void noPasswordFromTheJarAtDebug(Row row) {
-        List<String> args = new ArrayList<>(List.of("exec", "-v", "--name", "secrets-jar", "--no-wait", "--backend", row.uri()));
+        List<String> args =
+                new ArrayList<>(List.of("exec", "-v", "--name", "secrets-jar", "--no-wait", "--backend", row.uri()));
         args.addAll(row.settingArgs());
         args.addAll(List.of("--", "true"));
-        LatchkeyJar.Result r = cli.start(Map.of("JAVA_TOOL_OPTIONS", "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug"), List.of(),
-                args.toArray(String[]::new)).await(Duration.ofMinutes(2));
+        LatchkeyJar.Result r = cli.start(
+                        Map.of("JAVA_TOOL_OPTIONS", "-Dorg.slf4j.simpleLogger.defaultLogLevel=debug"),
+                        List.of(),
+                        args.toArray(String[]::new))
+                .await(Duration.ofMinutes(2));
         // only what the process printed: the command line itself holds the password
         assertNoSecret(row, List.of("exit " + r.exit() + "\nstdout:\n" + r.stdout() + "stderr:\n" + r.stderr()));
     }
@@ -244,8 +296,13 @@ class SecretsIT {
     @AfterAll
     static void noPasswordInTheDebugLogAtAll() {
         String log = debugLog();
-        List<String> leaked = ROWS.stream().filter(r -> log.contains(r.secret())).map(Row::label).toList();
-        assertThat(leaked).as("rows whose password is in the DEBUG log %s", System.getProperty(DEBUG_LOG)).isEmpty();
+        List<String> leaked = ROWS.stream()
+                .filter(r -> log.contains(r.secret()))
+                .map(Row::label)
+                .toList();
+        assertThat(leaked)
+                .as("rows whose password is in the DEBUG log %s", System.getProperty(DEBUG_LOG))
+                .isEmpty();
     }
 
     static String debugLog() {
@@ -261,15 +318,18 @@ class SecretsIT {
         String log = debugLog();
         if (log.contains(row.secret())) {
             // only this row's lines: the log holds every row's
-            everywhere.add("DEBUG log: " + log.lines().filter(l -> l.contains(row.secret())).toList());
+            everywhere.add("DEBUG log: "
+                    + log.lines().filter(l -> l.contains(row.secret())).toList());
         }
         String all = String.join("\n----\n", everywhere);
-        assertThat(all).as("password of row '%s' (%s) shown in:%n%s", row.label(), row.secret(), all)
+        assertThat(all)
+                .as("password of row '%s' (%s) shown in:%n%s", row.label(), row.secret(), all)
                 .doesNotContain(row.secret());
     }
 
     /** verify hands its target to the TCK through a static field: one verification at a time per JVM. */
-    private static final java.util.concurrent.locks.ReentrantLock VERIFY = new java.util.concurrent.locks.ReentrantLock();
+    private static final java.util.concurrent.locks.ReentrantLock VERIFY =
+            new java.util.concurrent.locks.ReentrantLock();
 
     private static String inProcess(List<String> args) {
         boolean verify = args.get(0).equals("verify");
@@ -319,8 +379,10 @@ class SecretsIT {
             case "user:pw@", "p%40ss" -> prefix + "user:" + pw + "@" + hosts + path;
             case ":pw@" -> prefix + ":" + pw + "@" + hosts + path;
             case "pw@" -> prefix + pw + "@" + hosts + path;
-            case "?password=" -> h2 ? prefix + hosts + path + ";USER=u;PASSWORD=" + pw
-                    : prefix + hosts + path + "?user=u&password=" + pw;
+            case "?password=" ->
+                h2
+                        ? prefix + hosts + path + ";USER=u;PASSWORD=" + pw
+                        : prefix + hosts + path + "?user=u&password=" + pw;
             case "setting" -> {
                 settings = timeout(Map.of("user", "u", "password", pw));
                 yield prefix + hosts + path;
@@ -350,7 +412,9 @@ class SecretsIT {
 
     /** A token unique to a row, so that a find names the row that leaked. */
     private static String token(String what) {
-        return what + "Zq" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36).toUpperCase(Locale.ROOT);
+        return what + "Zq"
+                + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)
+                        .toUpperCase(Locale.ROOT);
     }
 
     private static int closedPort() throws IOException {
@@ -364,7 +428,8 @@ class SecretsIT {
      * (the superuser keeps trust, to set it up), and returns the URL without user or password.
      */
     private static String passwordProtected(String url, String password) throws Exception {
-        try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement st = c.createStatement()) {
             st.execute("CREATE ROLE lk LOGIN PASSWORD '" + password + "'");
             st.execute("GRANT ALL ON SCHEMA public TO lk");
             String hba;
@@ -372,8 +437,11 @@ class SecretsIT {
                 rs.next();
                 hba = rs.getString(1);
             }
-            Files.writeString(Paths.get(hba), "local all all trust\nhost all postgres 127.0.0.1/32 trust\n"
-                    + "host all all 127.0.0.1/32 scram-sha-256\n", StandardCharsets.UTF_8);
+            Files.writeString(
+                    Paths.get(hba),
+                    "local all all trust\nhost all postgres 127.0.0.1/32 trust\n"
+                            + "host all all 127.0.0.1/32 scram-sha-256\n",
+                    StandardCharsets.UTF_8);
             st.execute("SELECT pg_reload_conf()");
         }
         return url.substring(0, url.indexOf('?'));

@@ -17,12 +17,15 @@ import org.junit.jupiter.api.io.TempDir;
  * then SIGKILL after the grace period, and exit status 79.
  */
 class SignalsAndLossIT {
-    private static final String TRAP_TERM = "trap 'echo got-TERM; exit 42' TERM; echo started; while :; do sleep 0.1; done";
-    private static final String TRAP_INT = "trap 'echo got-INT; exit 43' INT; echo started; while :; do sleep 0.1; done";
+    private static final String TRAP_TERM =
+            "trap 'echo got-TERM; exit 42' TERM; echo started; while :; do sleep 0.1; done";
+    private static final String TRAP_INT =
+            "trap 'echo got-INT; exit 43' INT; echo started; while :; do sleep 0.1; done";
 
     // one home directory, hence one embedded store and server, per class; tests use distinct lock names
     @TempDir
     static Path temp;
+
     static LatchkeyJar cli;
 
     @BeforeAll
@@ -62,7 +65,8 @@ class SignalsAndLossIT {
         LatchkeyJar.Running holder = cli.start("exec", "--name", "queue", "--", "sh", "-c", "echo started; sleep 60");
         await().atMost(Duration.ofSeconds(60)).until(() -> holder.stdout().contains("started"));
         Path marker = temp.resolve("waiter-ran");
-        LatchkeyJar.Running waiter = cli.start("exec", "--verbose", "--name", "queue", "--", "touch", marker.toString());
+        LatchkeyJar.Running waiter =
+                cli.start("exec", "--verbose", "--name", "queue", "--", "touch", marker.toString());
         await().atMost(Duration.ofSeconds(60)).until(() -> waiter.stderr().contains("waiting for lock 'queue'"));
         waiter.signal("TERM");
         LatchkeyJar.Result r = waiter.await(Duration.ofSeconds(60));
@@ -84,13 +88,25 @@ class SignalsAndLossIT {
         LatchkeyJar.Result r = run.await(Duration.ofSeconds(60));
         assertThat(r.stdout()).as(r.toString()).contains("got-TERM");
         assertThat(r.exit()).as(r.toString()).isEqualTo(ExitCodes.LOCK_LOST);
-        assertThat(r.stderr()).contains("lost lock 'lossy' (RELEASED_BY_ADMIN").contains("was lost (RELEASED_BY_ADMIN)");
+        assertThat(r.stderr())
+                .contains("lost lock 'lossy' (RELEASED_BY_ADMIN")
+                .contains("was lost (RELEASED_BY_ADMIN)");
     }
 
     @Test
     void aCommandThatIgnoresSigtermIsKilledAfterTheGracePeriod() throws Exception {
         Path pidFile = temp.resolve("child.pid");
-        LatchkeyJar.Running run = cli.start("exec", "--name", "stubborn", "--lease", "3s", "--grace", "1s", "--", "sh", "-c",
+        LatchkeyJar.Running run = cli.start(
+                "exec",
+                "--name",
+                "stubborn",
+                "--lease",
+                "3s",
+                "--grace",
+                "1s",
+                "--",
+                "sh",
+                "-c",
                 "trap '' TERM; echo $$ > '" + pidFile + "'; echo started; while :; do sleep 0.1; done");
         await().atMost(Duration.ofSeconds(60)).until(() -> run.stdout().contains("started"));
         long childPid = Long.parseLong(Files.readString(pidFile).trim());
@@ -98,6 +114,8 @@ class SignalsAndLossIT {
         LatchkeyJar.Result r = run.await(Duration.ofSeconds(60));
         assertThat(r.exit()).as(r.toString()).isEqualTo(ExitCodes.LOCK_LOST);
         assertThat(r.stderr()).contains("SIGKILL").contains("exited with status 137");
-        assertThat(ProcessHandle.of(childPid).map(ProcessHandle::isAlive).orElse(false)).as("the command is gone").isFalse();
+        assertThat(ProcessHandle.of(childPid).map(ProcessHandle::isAlive).orElse(false))
+                .as("the command is gone")
+                .isFalse();
     }
 }

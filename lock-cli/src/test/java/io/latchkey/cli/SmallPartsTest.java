@@ -24,7 +24,8 @@ class SmallPartsTest {
         m.put("n", 5L);
         m.put("none", null);
         m.put("ok", true);
-        assertThat(Json.object(m)).isEqualTo("{\"name\":\"a\\\"b\\\\c\\u0001\\n/ü\",\"n\":5,\"none\":null,\"ok\":true}");
+        assertThat(Json.object(m))
+                .isEqualTo("{\"name\":\"a\\\"b\\\\c\\u0001\\n/ü\",\"n\":5,\"none\":null,\"ok\":true}");
         assertThat(Json.value(List.of())).isEqualTo("[]");
         assertThat(Json.value(List.of(Map.of("a", 1), Map.of("b", 2)))).isEqualTo("[{\"a\":1},{\"b\":2}]");
     }

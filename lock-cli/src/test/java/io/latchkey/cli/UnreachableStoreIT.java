@@ -30,6 +30,7 @@ class UnreachableStoreIT {
 
     @TempDir
     static Path temp;
+
     static LatchkeyJar cli;
 
     @BeforeAll
@@ -48,7 +49,10 @@ class UnreachableStoreIT {
         return Stream.of(
                 Arguments.of("redis", "redis://" + h, "redis://" + h),
                 Arguments.of("rediss", "rediss://" + h, "rediss://" + h),
-                Arguments.of("redlock", "redlock://" + h + ",127.0.0.1:" + closedPort() + ",127.0.0.1:" + closedPort(), "redlock://" + h),
+                Arguments.of(
+                        "redlock",
+                        "redlock://" + h + ",127.0.0.1:" + closedPort() + ",127.0.0.1:" + closedPort(),
+                        "redlock://" + h),
                 Arguments.of("jdbc:postgresql", "jdbc:postgresql://" + h + "/db?user=u", "jdbc:postgresql://" + h),
                 Arguments.of("jdbc:mariadb", "jdbc:mariadb://" + h + "/db?user=u", "jdbc:mariadb://" + h),
                 Arguments.of("jdbc:mysql", "jdbc:mysql://" + h + "/db?user=u", "jdbc:mysql://" + h),
@@ -66,7 +70,8 @@ class UnreachableStoreIT {
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         assertThat(r.exit()).as(r.toString()).isEqualTo(ExitCodes.BACKEND_UNAVAILABLE);
         assertThat(r.stderr().lines()).as(r.toString()).hasSize(1);
-        assertThat(r.stderr()).as(r.toString())
+        assertThat(r.stderr())
+                .as(r.toString())
                 .startsWith("latchkey exec: backend unavailable: cannot reach " + target)
                 .contains(" within 5s: ");
         assertThat(r.stdout()).as(r.toString()).isEmpty();

@@ -16,10 +16,13 @@ import org.junit.jupiter.api.io.TempDir;
  * whose failure must be printed with its reason.
  */
 class VerifyIT {
-    private static final Path TEST_CLASSES = Paths.get(System.getProperty("latchkey.testClasses", "target/test-classes")).toAbsolutePath();
+    private static final Path TEST_CLASSES = Paths.get(
+                    System.getProperty("latchkey.testClasses", "target/test-classes"))
+            .toAbsolutePath();
 
     @TempDir
     static Path temp;
+
     static LatchkeyJar cli;
 
     @BeforeAll
@@ -36,10 +39,14 @@ class VerifyIT {
     void memPassesEveryRuleItCanRunAndSaysWhyTheOthersAreSkipped() {
         LatchkeyJar.Result r = cli.run("verify", "--backend", "mem:");
         assertThat(r.exit()).as(r.toString()).isZero();
-        List<String> rules = r.stdout().lines().filter(l -> l.matches("^(passed|FAILED|skipped) .*")).toList();
+        List<String> rules = r.stdout()
+                .lines()
+                .filter(l -> l.matches("^(passed|FAILED|skipped) .*"))
+                .toList();
         assertThat(rules).as(r.toString()).hasSizeGreaterThan(25);
         assertThat(rules).as(r.toString()).noneMatch(l -> l.startsWith("FAILED"));
-        assertThat(r.stdout()).contains("passed   §4.1 exclusion: 16 threads")
+        assertThat(r.stdout())
+                .contains("passed   §4.1 exclusion: 16 threads")
                 .contains("passed   §4.2 fencing")
                 .containsPattern("skipped  .* -- this backend's TCK supplies no outage\\(\\) fault hook")
                 .containsPattern("skipped  SESSION_BOUND.* -- backend does not claim SESSION_BOUND")
@@ -48,19 +55,29 @@ class VerifyIT {
 
     @Test
     void aProviderOnTheGivenClassPathIsVerified() {
-        LatchkeyJar.Result r = cli.run("verify", "--backend", "testmem:x", "--classpath", TEST_CLASSES.toString(),
-                "--group", "fencing,inspection");
+        LatchkeyJar.Result r = cli.run(
+                "verify",
+                "--backend",
+                "testmem:x",
+                "--classpath",
+                TEST_CLASSES.toString(),
+                "--group",
+                "fencing,inspection");
         assertThat(r.exit()).as(r.toString()).isZero();
-        assertThat(r.stdout()).contains("passed   §4.2 fencing: tokens strictly increase")
-                .contains("passed   inspect: shows the holder's owner").doesNotContain("§4.1");
+        assertThat(r.stdout())
+                .contains("passed   §4.2 fencing: tokens strictly increase")
+                .contains("passed   inspect: shows the holder's owner")
+                .doesNotContain("§4.1");
     }
 
     @Test
     void aFlawedProviderFailsWithTheReason() {
-        LatchkeyJar.Result r = cli.run("verify", "--backend", "blindmem:x", "--classpath", TEST_CLASSES.toString(),
-                "--group", "inspection");
+        LatchkeyJar.Result r = cli.run(
+                "verify", "--backend", "blindmem:x", "--classpath", TEST_CLASSES.toString(), "--group", "inspection");
         assertThat(r.exit()).as(r.toString()).isEqualTo(ExitCodes.NEGATIVE);
-        assertThat(r.stdout()).as(r.toString()).containsPattern("FAILED   inspect: shows the holder's owner, token and a future expiry.* -- .+")
+        assertThat(r.stdout())
+                .as(r.toString())
+                .containsPattern("FAILED   inspect: shows the holder's owner, token and a future expiry.* -- .+")
                 .containsPattern("\\d+ passed, [1-9]\\d* failed");
     }
 
@@ -76,15 +93,25 @@ class VerifyIT {
                 url = LocalPostgres.start(1, cleanup);
             } catch (LocalServers.NotStarted e) {
                 if ("true".equalsIgnoreCase(System.getenv("LATCHKEY_REQUIRE_SERVERS"))) {
-                    throw new AssertionError("PostgreSQL could not be started and LATCHKEY_REQUIRE_SERVERS=true: " + e.getMessage(), e);
+                    throw new AssertionError(
+                            "PostgreSQL could not be started and LATCHKEY_REQUIRE_SERVERS=true: " + e.getMessage(), e);
                 }
                 org.junit.jupiter.api.Assumptions.abort("postgresql is not installed: " + e.getMessage());
                 return;
             }
-            LatchkeyJar.Result r = cli.run("verify", "--backend", url, "-s", "mode=session", "--short-lease", "2s",
-                    "--group", "validation,exclusion,inspection");
+            LatchkeyJar.Result r = cli.run(
+                    "verify",
+                    "--backend",
+                    url,
+                    "-s",
+                    "mode=session",
+                    "--short-lease",
+                    "2s",
+                    "--group",
+                    "validation,exclusion,inspection");
             assertThat(r.exit()).as(r.toString()).isZero();
-            assertThat(r.stdout()).as(r.toString())
+            assertThat(r.stdout())
+                    .as(r.toString())
                     .contains("verify: session mode holds one connection per held lock and the TCK holds up to "
                             + SessionPool.peakHeldLocks() + " locks on one client, so each TCK client uses poolSize="
                             + (SessionPool.peakHeldLocks() + SessionPool.MARGIN))
@@ -92,8 +119,18 @@ class VerifyIT {
                     .containsPattern("\\d+ passed, 0 failed");
 
             // a pool size the user chose is used as it is, without the note
-            LatchkeyJar.Result own = cli.run("verify", "--backend", url, "-s", "mode=session", "-s", "poolSize=75",
-                    "--short-lease", "2s", "--group", "inspection");
+            LatchkeyJar.Result own = cli.run(
+                    "verify",
+                    "--backend",
+                    url,
+                    "-s",
+                    "mode=session",
+                    "-s",
+                    "poolSize=75",
+                    "--short-lease",
+                    "2s",
+                    "--group",
+                    "inspection");
             assertThat(own.exit()).as(own.toString()).isZero();
             assertThat(own.stdout()).as(own.toString()).doesNotContain("verify: session mode");
         }

@@ -43,10 +43,19 @@ import org.slf4j.LoggerFactory;
  */
 final class Contention {
     private static final Logger log = LoggerFactory.getLogger(Contention.class);
-    private static final GetOption LOWEST = GetOption.builder().isPrefix(true)
-            .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
-    private static final GetOption NEWEST_TWO = GetOption.builder().isPrefix(true).withKeysOnly(true)
-            .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND).withLimit(2).build();
+    private static final GetOption LOWEST = GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.ASCEND)
+            .withLimit(1)
+            .build();
+    private static final GetOption NEWEST_TWO = GetOption.builder()
+            .isPrefix(true)
+            .withKeysOnly(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.DESCEND)
+            .withLimit(2)
+            .build();
     private static final long MIN_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final KV kv;
@@ -57,7 +66,8 @@ final class Contention {
     private final EtcdCalls calls;
     private final long recheckNanos;
 
-    Contention(KV kv, Watch watch, LockKeys keys, EtcdRenewal keeper, Orphans orphans, EtcdCalls calls, Duration recheck) {
+    Contention(
+            KV kv, Watch watch, LockKeys keys, EtcdRenewal keeper, Orphans orphans, EtcdCalls calls, Duration recheck) {
         this.kv = kv;
         this.watch = watch;
         this.keys = keys;
@@ -67,23 +77,20 @@ final class Contention {
         this.recheckNanos = recheck.toNanos();
     }
 
-    private record KeyRev(ByteSequence key, long revision) {
-    }
+    private record KeyRev(ByteSequence key, long revision) {}
 
     /** The answer of step 1: this contender's create revision, the holder, and the predecessor if known. */
-    private record Queued(long myRevision, KeyValue lowest, KeyRev predecessor) {
-    }
+    private record Queued(long myRevision, KeyValue lowest, KeyRev predecessor) {}
 
     /** A re-read of the queue: whether this waiter's key still exists, and the key just below it (null: none). */
-    private record Check(boolean mine, KeyRev predecessor) {
-    }
+    private record Check(boolean mine, KeyRev predecessor) {}
 
     /**
      * @param waitNanos 0 for one attempt; else how long to wait in the queue
      */
     AcquireResult acquire(AcquireRequest req, long waitNanos) throws InterruptedException {
         long deadline = System.nanoTime() + Math.min(waitNanos, Long.MAX_VALUE / 4);
-        for (int attempt = 0;; attempt++) {
+        for (int attempt = 0; ; attempt++) {
             LeaseSession s = keeper.session();
             try {
                 return acquireOn(s, req, waitNanos > 0, deadline);
@@ -105,14 +112,20 @@ final class Contention {
         orphans.claim(key);
         Queued q = contend(s, req, key, prefix);
         KeyValue lowest = q.lowest();
-        if (lowest != null && lowest.getCreateRevision() == q.myRevision() && lowest.getKey().equals(key)) {
+        if (lowest != null
+                && lowest.getCreateRevision() == q.myRevision()
+                && lowest.getKey().equals(key)) {
             return grant(s, req, key, q.myRevision(), start);
         }
         if (lowest != null && lowest.getValue().equals(bytes(req.owner()))) {
             // an earlier attempt of this very acquisition (same owner id) holds the lock through another client
             remove(s, name, key, q.myRevision(), req.owner());
             long token = lowest.getCreateRevision();
-            return new Grant(name, req.owner(), token, validUntil(start, req.lease()),
+            return new Grant(
+                    name,
+                    req.owner(),
+                    token,
+                    validUntil(start, req.lease()),
                     new HeldKey(name, req.owner(), lowest.getKey(), token, null));
         }
         Busy busy = busy(lowest);
@@ -135,15 +148,25 @@ final class Contention {
     /** Step 1; retried only to clear a leftover key of an earlier acquisition of this client. */
     private Queued contend(LeaseSession s, AcquireRequest req, ByteSequence key, ByteSequence prefix) {
         ByteSequence owner = bytes(req.owner());
-        for (int round = 0;; round++) {
+        for (int round = 0; ; round++) {
             TxnResponse r;
             try {
-                r = calls.await(kv.txn()
-                        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                        .Then(Op.put(key, owner, PutOption.builder().withLeaseId(s.id).build()),
-                                Op.get(prefix, LOWEST), Op.get(prefix, NEWEST_TWO))
-                        .Else(Op.get(key, GetOption.DEFAULT), Op.get(prefix, LOWEST))
-                        .commit(), "acquiring", req.name());
+                r = calls.await(
+                        kv.txn()
+                                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                                .Then(
+                                        Op.put(
+                                                key,
+                                                owner,
+                                                PutOption.builder()
+                                                        .withLeaseId(s.id)
+                                                        .build()),
+                                        Op.get(prefix, LOWEST),
+                                        Op.get(prefix, NEWEST_TWO))
+                                .Else(Op.get(key, GetOption.DEFAULT), Op.get(prefix, LOWEST))
+                                .commit(),
+                        "acquiring",
+                        req.name());
             } catch (EtcdCalls.LeaseGone e) {
                 throw e; // nothing was written
             } catch (RuntimeException e) {
@@ -154,7 +177,9 @@ final class Contention {
             List<GetResponse> gets = r.getGetResponses();
             if (r.isSucceeded()) {
                 List<KeyValue> newest = gets.get(1).getKvs();
-                KeyRev pred = newest.size() > 1 ? new KeyRev(newest.get(1).getKey(), newest.get(1).getCreateRevision()) : null;
+                KeyRev pred = newest.size() > 1
+                        ? new KeyRev(newest.get(1).getKey(), newest.get(1).getCreateRevision())
+                        : null;
                 return new Queued(newest.get(0).getCreateRevision(), first(gets.get(0)), pred);
             }
             KeyValue mine = first(gets.get(0));
@@ -166,15 +191,27 @@ final class Contention {
                 deleteIfRevision(key, mine.getCreateRevision(), req.name());
             }
             if (round >= 3) {
-                throw new BackendUnavailableException("could not queue for lock '" + req.name() + "' on " + calls.backend()
-                        + ": this client's key kept changing under it", req.name(), calls.backend(), null);
+                throw new BackendUnavailableException(
+                        "could not queue for lock '" + req.name() + "' on " + calls.backend()
+                                + ": this client's key kept changing under it",
+                        req.name(),
+                        calls.backend(),
+                        null);
             }
         }
     }
 
     /** Step 3. Returns a grant, or Busy after removing the key (timeout) or finding it gone (lease lost). */
-    private AcquireResult waitInQueue(LeaseSession s, AcquireRequest req, ByteSequence key, ByteSequence prefix, long myRev,
-                                      KeyRev firstPredecessor, long deadline, Busy busy) throws InterruptedException {
+    private AcquireResult waitInQueue(
+            LeaseSession s,
+            AcquireRequest req,
+            ByteSequence key,
+            ByteSequence prefix,
+            long myRev,
+            KeyRev firstPredecessor,
+            long deadline,
+            Busy busy)
+            throws InterruptedException {
         String name = req.name();
         KeyRev pred = firstPredecessor;
         long checkStart = System.nanoTime();
@@ -188,7 +225,7 @@ final class Contention {
             }
             pred = c.predecessor();
         }
-        for (;;) {
+        for (; ; ) {
             EtcdWaiting w = new EtcdWaiting(watch, pred.key());
             Runnable onLeaseDeath = w::wake;
             s.deathWatchers.add(onLeaseDeath);
@@ -241,13 +278,21 @@ final class Contention {
 
     /** Reads, in one transaction, whether this key still exists with its revision, and the key just below it. */
     private Check check(ByteSequence key, long myRev, ByteSequence prefix, String name) {
-        GetOption below = GetOption.builder().isPrefix(true).withKeysOnly(true).withLimit(1)
-                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.DESCEND)
-                .withMaxCreateRevision(myRev - 1).build();
-        TxnResponse r = calls.await(kv.txn()
-                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(myRev)))
-                .Then(Op.get(prefix, below))
-                .commit(), "waiting", name);
+        GetOption below = GetOption.builder()
+                .isPrefix(true)
+                .withKeysOnly(true)
+                .withLimit(1)
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND)
+                .withMaxCreateRevision(myRev - 1)
+                .build();
+        TxnResponse r = calls.await(
+                kv.txn()
+                        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(myRev)))
+                        .Then(Op.get(prefix, below))
+                        .commit(),
+                "waiting",
+                name);
         if (!r.isSucceeded()) {
             return new Check(false, null);
         }
@@ -268,8 +313,12 @@ final class Contention {
     }
 
     private AcquireResult vanished(LeaseSession s, String name, long myRev) {
-        log.info("The queue key (revision {}) of a waiter for lock '{}' on {} vanished while it waited ({}); it is not"
-                + " granted the lock and queues again", myRev, name, calls.backend(),
+        log.info(
+                "The queue key (revision {}) of a waiter for lock '{}' on {} vanished while it waited ({}); it is not"
+                        + " granted the lock and queues again",
+                myRev,
+                name,
+                calls.backend(),
                 s.alive() ? "removed by someone else" : s.deathDetail());
         return Busy.UNKNOWN;
     }
@@ -284,10 +333,14 @@ final class Contention {
     }
 
     private boolean deleteIfRevision(ByteSequence key, long revision, String name) {
-        return calls.await(kv.txn()
-                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                .Then(Op.delete(key, DeleteOption.DEFAULT))
-                .commit(), "removing a queue key", name).isSucceeded();
+        return calls.await(
+                        kv.txn()
+                                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                                .Then(Op.delete(key, DeleteOption.DEFAULT))
+                                .commit(),
+                        "removing a queue key",
+                        name)
+                .isSucceeded();
     }
 
     /**
@@ -301,7 +354,8 @@ final class Contention {
     }
 
     private static Busy busy(KeyValue lowest) {
-        return lowest == null ? Busy.UNKNOWN
+        return lowest == null
+                ? Busy.UNKNOWN
                 : new Busy(lowest.getValue().toString(StandardCharsets.UTF_8), lowest.getCreateRevision(), null);
     }
 

@@ -5,13 +5,13 @@ import io.etcd.jetcd.common.exception.EtcdException;
 import io.latchkey.BackendUnavailableException;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /*
  * Turns jetcd's asynchronous answers into the blocking, bounded calls the SPI wants. Every wait is bounded
@@ -50,17 +50,21 @@ final class EtcdCalls {
         long deadline = System.nanoTime() + waitNanos;
         boolean interrupted = false;
         try {
-            for (;;) {
+            for (; ; ) {
                 try {
                     return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (TimeoutException e) {
                     future.cancel(true);
-                    throw new BackendUnavailableException("etcd did not answer " + what + describe(lockName) + " on "
-                            + backend + " within " + io.latchkey.spi.StoreErrors.format(Duration.ofNanos(waitNanos))
-                            + (waitNanos == timeoutNanos ? " (setting requestTimeout)" : ""),
-                            lockName, backend, e);
+                    throw new BackendUnavailableException(
+                            "etcd did not answer " + what + describe(lockName) + " on "
+                                    + backend + " within "
+                                    + io.latchkey.spi.StoreErrors.format(Duration.ofNanos(waitNanos))
+                                    + (waitNanos == timeoutNanos ? " (setting requestTimeout)" : ""),
+                            lockName,
+                            backend,
+                            e);
                 } catch (ExecutionException e) {
                     throw failure(e.getCause(), what, lockName);
                 }
@@ -74,19 +78,28 @@ final class EtcdCalls {
 
     RuntimeException failure(Throwable t, String what, String lockName) {
         Throwable cause = t;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
             cause = cause.getCause();
         }
         if (cause instanceof BackendUnavailableException already) {
             return already; // made by this class for an earlier step (e.g. the lease grant this call waited for)
         }
         if (isLeaseNotFound(cause)) {
-            return new LeaseGone("etcd says the lease is gone (expired or revoked) while " + what + describe(lockName)
-                    + " on " + backend, lockName, backend, cause);
+            return new LeaseGone(
+                    "etcd says the lease is gone (expired or revoked) while " + what + describe(lockName) + " on "
+                            + backend,
+                    lockName,
+                    backend,
+                    cause);
         }
         String explanation = explain(cause);
-        return new BackendUnavailableException("etcd request failed while " + what + describe(lockName) + " on " + backend
-                + ": " + (explanation == null ? "" : explanation + "; ") + firstLine(cause), lockName, backend, cause);
+        return new BackendUnavailableException(
+                "etcd request failed while " + what + describe(lockName) + " on " + backend + ": "
+                        + (explanation == null ? "" : explanation + "; ") + firstLine(cause),
+                lockName,
+                backend,
+                cause);
     }
 
     /**
@@ -114,11 +127,12 @@ final class EtcdCalls {
             String hint = lowerDetail.contains("pkix") || lowerDetail.contains("trust")
                     ? "the server's certificate is not signed by a CA this client trusts (setting tlsCa)"
                     : lowerDetail.contains("bad_certificate") || lowerDetail.contains("certificate_required")
-                    ? "the server wants a client certificate it trusts (settings tlsCert and tlsKey)"
-                    : "check settings tls, tlsCa, tlsCert and tlsKey against the server's TLS set-up";
+                            ? "the server wants a client certificate it trusts (settings tlsCert and tlsKey)"
+                            : "check settings tls, tlsCa, tlsCert and tlsKey against the server's TLS set-up";
             return "the TLS handshake with etcd failed: " + hint + " [" + detail + "]";
         }
-        if (lower.contains("not an ssl/tls record") || lower.contains("first record does not look like a tls handshake")) {
+        if (lower.contains("not an ssl/tls record")
+                || lower.contains("first record does not look like a tls handshake")) {
             return "etcd does not speak TLS on this port (remove setting tls, or use the member's https port)";
         }
         return null;
@@ -136,7 +150,8 @@ final class EtcdCalls {
 
     static boolean isLeaseNotFound(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof EtcdException e && e.getErrorCode() == ErrorCode.NOT_FOUND
+            if (c instanceof EtcdException e
+                    && e.getErrorCode() == ErrorCode.NOT_FOUND
                     && String.valueOf(e.getMessage()).contains("lease not found")) {
                 return true;
             }

@@ -3,6 +3,11 @@ package io.latchkey.etcd;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.spi.BackendUri;
+import io.latchkey.spi.Redaction;
+import io.latchkey.spi.Settings;
+import io.latchkey.spi.StoreErrors;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -10,11 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import io.latchkey.BackendUnavailableException;
-import io.latchkey.spi.BackendUri;
-import io.latchkey.spi.Redaction;
-import io.latchkey.spi.Settings;
-import io.latchkey.spi.StoreErrors;
 import javax.net.ssl.SSLException;
 
 /*
@@ -25,15 +25,29 @@ import javax.net.ssl.SSLException;
  */
 final class EtcdConnection {
     /** Settings read here; EtcdSettings' keys plus connection keys. */
-    static final Set<String> KEYS = Set.of("namespace", "leaseTtl", "requestTimeout", "waitRecheck", "connectTimeout",
-            "keepaliveTime", "keepaliveTimeout", "user", "password", "tls", "tlsCa", "tlsCert", "tlsKey");
+    static final Set<String> KEYS = Set.of(
+            "namespace",
+            "leaseTtl",
+            "requestTimeout",
+            "waitRecheck",
+            "connectTimeout",
+            "keepaliveTime",
+            "keepaliveTimeout",
+            "user",
+            "password",
+            "tls",
+            "tlsCa",
+            "tlsCert",
+            "tlsKey");
     /** gRPC pings an idle connection this often (gRPC's minimum is 10 s): how soon a frozen member is noticed. */
     static final Duration DEFAULT_KEEPALIVE_TIME = Duration.ofSeconds(10);
+
     static final Duration DEFAULT_KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
     /** What messages call this backend. */
     static final String BACKEND = "etcd";
     /** Passed to {@link BackendUri} as the default port, so that an endpoint written without one is refused. */
     private static final int NO_PORT = -1;
+
     private static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
     private static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
 
@@ -50,9 +64,19 @@ final class EtcdConnection {
     private final Duration keepaliveTimeout;
     private final EtcdSettings settings;
 
-    private EtcdConnection(boolean secureScheme, List<String> hostPorts, String user, String password, boolean tls, String tlsCa, String tlsCert,
-                           String tlsKey, Duration connectTimeout, Duration keepaliveTime, Duration keepaliveTimeout,
-                           EtcdSettings settings) {
+    private EtcdConnection(
+            boolean secureScheme,
+            List<String> hostPorts,
+            String user,
+            String password,
+            boolean tls,
+            String tlsCa,
+            String tlsCert,
+            String tlsKey,
+            Duration connectTimeout,
+            Duration keepaliveTime,
+            Duration keepaliveTimeout,
+            EtcdSettings settings) {
         this.secureScheme = secureScheme;
         this.hostPorts = List.copyOf(hostPorts);
         this.user = user;
@@ -74,13 +98,15 @@ final class EtcdConnection {
     static EtcdConnection parse(String uri, Map<String, String> settingsMap) {
         boolean secure = uri != null && uri.regionMatches(true, 0, "etcds://", 0, 8);
         if (uri == null || !(secure || uri.regionMatches(true, 0, "etcd://", 0, 7))) {
-            throw new IllegalArgumentException("an etcd URI looks like etcd://host:port[,host:port...][/namespace] (etcds:// for"
-                    + " TLS), was '" + Redaction.redact(uri) + "'");
+            throw new IllegalArgumentException(
+                    "an etcd URI looks like etcd://host:port[,host:port...][/namespace] (etcds:// for" + " TLS), was '"
+                            + Redaction.redact(uri) + "'");
         }
         String rest = uri.substring(secure ? 8 : 7);
         if (rest.indexOf('?') >= 0 || rest.indexOf('#') >= 0) {
-            throw new IllegalArgumentException("an etcd URI takes no query or fragment; pass settings in the map instead: "
-                    + Redaction.redact(uri));
+            throw new IllegalArgumentException(
+                    "an etcd URI takes no query or fragment; pass settings in the map instead: "
+                            + Redaction.redact(uri));
         }
         int slash = rest.indexOf('/');
         String authority = slash < 0 ? rest : rest.substring(0, slash);
@@ -116,14 +142,14 @@ final class EtcdConnection {
         s.duration("leaseTtl", Duration.ofMillis(1), EtcdSettings.MAX_TTL).ifPresent(lock::leaseTtl);
         s.duration("requestTimeout", MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(lock::requestTimeout);
         s.duration("waitRecheck", MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(lock::waitRecheck);
-        Duration connectTimeout = s.duration(StoreErrors.CONNECT_TIMEOUT, StoreErrors.DEFAULT_CONNECT_TIMEOUT, MIN_TIMEOUT,
-                MAX_TIMEOUT);
+        Duration connectTimeout =
+                s.duration(StoreErrors.CONNECT_TIMEOUT, StoreErrors.DEFAULT_CONNECT_TIMEOUT, MIN_TIMEOUT, MAX_TIMEOUT);
         Duration keepaliveTime = s.duration("keepaliveTime", DEFAULT_KEEPALIVE_TIME, MIN_TIMEOUT, MAX_TIMEOUT);
         Duration keepaliveTimeout = s.duration("keepaliveTimeout", DEFAULT_KEEPALIVE_TIMEOUT, MIN_TIMEOUT, MAX_TIMEOUT);
         boolean tls = s.flag("tls", secure);
         if (secure && !tls) {
-            throw new IllegalArgumentException("an etcds:// URI means TLS; setting tls=false contradicts it"
-                    + " (use etcd:// for plain text)");
+            throw new IllegalArgumentException(
+                    "an etcds:// URI means TLS; setting tls=false contradicts it" + " (use etcd:// for plain text)");
         }
         String ca = s.text("tlsCa").orElse(null);
         String cert = s.text("tlsCert").orElse(null);
@@ -145,8 +171,19 @@ final class EtcdConnection {
         if ((ca != null || cert != null) && !tls) {
             tls = true; // a CA or client certificate only makes sense over TLS
         }
-        return new EtcdConnection(secure, hosts, user, password, tls, ca, cert, key, connectTimeout, keepaliveTime,
-                keepaliveTimeout, lock.build());
+        return new EtcdConnection(
+                secure,
+                hosts,
+                user,
+                password,
+                tls,
+                ca,
+                cert,
+                key,
+                connectTimeout,
+                keepaliveTime,
+                keepaliveTimeout,
+                lock.build());
     }
 
     EtcdSettings settings() {
@@ -170,8 +207,8 @@ final class EtcdConnection {
 
     /** The URI with its password masked: {@code etcd://user:***@h1:p1,h2:p2/namespace} (a lone user-info would be hidden whole by Redaction). */
     String description() {
-        return (secureScheme ? "etcds://" : "etcd://") + (user == null ? "" : user + ":" + Redaction.MASK + "@") + String.join(",", hostPorts) + "/" + settings.namespace()
-                + (tls ? " (TLS)" : "");
+        return (secureScheme ? "etcds://" : "etcd://") + (user == null ? "" : user + ":" + Redaction.MASK + "@")
+                + String.join(",", hostPorts) + "/" + settings.namespace() + (tls ? " (TLS)" : "");
     }
 
     /** A new jetcd client for these endpoints; the caller owns it. */
@@ -208,11 +245,13 @@ final class EtcdConnection {
                 String message = String.valueOf(e.getMessage());
                 String hint = message.contains("private key")
                         ? "; tlsKey must be an unencrypted PKCS#8 PEM key (BEGIN PRIVATE KEY), which is all jetcd reads:"
-                        + " convert one with 'openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-pkcs8.pem'"
+                                + " convert one with 'openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-pkcs8.pem'"
                         : "";
-                throw new IllegalArgumentException("could not set up TLS for " + target() + ": " + StoreErrors.oneLine(message)
-                        + hint + " (tlsCa=" + tlsCa
-                        + ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey + ")", e);
+                throw new IllegalArgumentException(
+                        "could not set up TLS for " + target() + ": " + StoreErrors.oneLine(message)
+                                + hint + " (tlsCa=" + tlsCa
+                                + ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey + ")",
+                        e);
             }
         }
         return b.build();
@@ -232,8 +271,8 @@ final class EtcdConnection {
         }
         java.nio.file.Path path = java.nio.file.Path.of(file);
         if (!java.nio.file.Files.isRegularFile(path) || !java.nio.file.Files.isReadable(path)) {
-            throw new IllegalArgumentException("could not set up TLS for " + target() + ": " + setting + " file '" + file + "' "
-                    + (java.nio.file.Files.exists(path) ? "is not a readable file" : "does not exist"));
+            throw new IllegalArgumentException("could not set up TLS for " + target() + ": " + setting + " file '"
+                    + file + "' " + (java.nio.file.Files.exists(path) ? "is not a readable file" : "does not exist"));
         }
     }
 
@@ -257,11 +296,15 @@ final class EtcdConnection {
             return StoreErrors.cannotReach(target(), connectTimeout, explained, null, e);
         }
         String all = everything(e).toLowerCase(java.util.Locale.ROOT);
-        String reason = all.contains("connection refused") ? "connection refused"
-                : all.contains("unknownhost") || all.contains("unresolved") ? "unknown host"
-                : all.contains("did not answer") || all.contains("deadline_exceeded") || all.contains("deadline exceeded")
-                ? "the server accepted the TCP connection but did not answer etcd's gRPC protocol"
-                : e.getMessage();
+        String reason = all.contains("connection refused")
+                ? "connection refused"
+                : all.contains("unknownhost") || all.contains("unresolved")
+                        ? "unknown host"
+                        : all.contains("did not answer")
+                                        || all.contains("deadline_exceeded")
+                                        || all.contains("deadline exceeded")
+                                ? "the server accepted the TCP connection but did not answer etcd's gRPC protocol"
+                                : e.getMessage();
         return StoreErrors.cannotReach(target(), connectTimeout, reason, null, e);
     }
 

@@ -32,8 +32,12 @@ import org.slf4j.LoggerFactory;
  */
 final class EtcdListing {
     private static final Logger log = LoggerFactory.getLogger(EtcdListing.class);
-    private static final GetOption LOWEST = GetOption.builder().isPrefix(true)
-            .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
+    private static final GetOption LOWEST = GetOption.builder()
+            .isPrefix(true)
+            .withSortField(GetOption.SortTarget.CREATE)
+            .withSortOrder(GetOption.SortOrder.ASCEND)
+            .withLimit(1)
+            .build();
 
     private final KV kv;
     private final Lease leases;
@@ -57,21 +61,26 @@ final class EtcdListing {
         KeyValue holder = r.getKvs().get(0);
         Optional<Instant> expires = Optional.empty();
         try {
-            LeaseTimeToLiveResponse ttl = calls.await(leases.timeToLive(holder.getLease(), LeaseOption.DEFAULT),
-                    "reading the holder's lease", name);
+            LeaseTimeToLiveResponse ttl = calls.await(
+                    leases.timeToLive(holder.getLease(), LeaseOption.DEFAULT), "reading the holder's lease", name);
             if (ttl.getTTL() > 0) {
                 expires = Optional.of(Instant.now().plusSeconds(ttl.getTTL()));
             }
         } catch (BackendUnavailableException e) {
             log.debug("could not read the lease of the holder of '{}' on {}", name, description, e);
         }
-        return Optional.of(new LockInfo(name, holder.getValue().toString(StandardCharsets.UTF_8),
-                holder.getCreateRevision(), Optional.empty(), expires));
+        return Optional.of(new LockInfo(
+                name,
+                holder.getValue().toString(StandardCharsets.UTF_8),
+                holder.getCreateRevision(),
+                Optional.empty(),
+                expires));
     }
 
     List<LockInfo> list(String prefix) {
         ByteSequence range = prefix.isEmpty() ? keys.all() : keys.namesStartingWith(prefix);
-        GetResponse r = calls.await(kv.get(range, GetOption.builder().isPrefix(true).build()), "listing locks", null);
+        GetResponse r =
+                calls.await(kv.get(range, GetOption.builder().isPrefix(true).build()), "listing locks", null);
         Map<String, KeyValue> holders = new HashMap<>();
         for (KeyValue kvp : r.getKvs()) {
             String name = keys.nameOf(kvp.getKey());
@@ -81,8 +90,12 @@ final class EtcdListing {
             holders.merge(name, kvp, (a, b) -> a.getCreateRevision() <= b.getCreateRevision() ? a : b);
         }
         List<LockInfo> out = new ArrayList<>();
-        holders.forEach((name, kvp) -> out.add(new LockInfo(name, kvp.getValue().toString(StandardCharsets.UTF_8),
-                kvp.getCreateRevision(), Optional.empty(), Optional.empty())));
+        holders.forEach((name, kvp) -> out.add(new LockInfo(
+                name,
+                kvp.getValue().toString(StandardCharsets.UTF_8),
+                kvp.getCreateRevision(),
+                Optional.empty(),
+                Optional.empty())));
         out.sort(Comparator.comparing(LockInfo::name));
         return out;
     }
@@ -93,13 +106,24 @@ final class EtcdListing {
             return false;
         }
         KeyValue holder = r.getKvs().get(0);
-        boolean deleted = calls.await(kv.txn()
-                .If(new Cmp(holder.getKey(), Cmp.Op.EQUAL, CmpTarget.createRevision(holder.getCreateRevision())))
-                .Then(Op.delete(holder.getKey(), DeleteOption.DEFAULT))
-                .commit(), "force-releasing", name).isSucceeded();
+        boolean deleted = calls.await(
+                        kv.txn()
+                                .If(new Cmp(
+                                        holder.getKey(),
+                                        Cmp.Op.EQUAL,
+                                        CmpTarget.createRevision(holder.getCreateRevision())))
+                                .Then(Op.delete(holder.getKey(), DeleteOption.DEFAULT))
+                                .commit(),
+                        "force-releasing",
+                        name)
+                .isSucceeded();
         if (deleted) {
-            log.info("Lock '{}' (token {}, owner {}) on {} was force-released", name, holder.getCreateRevision(),
-                    holder.getValue().toString(StandardCharsets.UTF_8), description);
+            log.info(
+                    "Lock '{}' (token {}, owner {}) on {} was force-released",
+                    name,
+                    holder.getCreateRevision(),
+                    holder.getValue().toString(StandardCharsets.UTF_8),
+                    description);
         }
         return deleted;
     }

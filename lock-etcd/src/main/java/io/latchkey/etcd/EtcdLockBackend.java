@@ -62,9 +62,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class EtcdLockBackend implements LockBackend {
     private static final Logger log = LoggerFactory.getLogger(EtcdLockBackend.class);
-    private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.FAIR, Capability.NATIVE_WAIT,
-            Capability.SESSION_BOUND, Capability.SERVER_CLOCK, Capability.LISTING);
-    private static final GetOption KEY_ONLY = GetOption.builder().withKeysOnly(true).build();
+    private static final Set<Capability> CAPABILITIES = EnumSet.of(
+            Capability.FAIR,
+            Capability.NATIVE_WAIT,
+            Capability.SESSION_BOUND,
+            Capability.SERVER_CLOCK,
+            Capability.LISTING);
+    private static final GetOption KEY_ONLY =
+            GetOption.builder().withKeysOnly(true).build();
 
     private final Client client;
     private final boolean ownsClient;
@@ -79,7 +84,8 @@ public final class EtcdLockBackend implements LockBackend {
     private final EtcdListing listing;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private EtcdLockBackend(Client client, boolean ownsClient, EtcdSettings settings, String description, boolean waitForLease) {
+    private EtcdLockBackend(
+            Client client, boolean ownsClient, EtcdSettings settings, String description, boolean waitForLease) {
         this.client = client;
         this.ownsClient = ownsClient;
         this.settings = settings;
@@ -88,9 +94,10 @@ public final class EtcdLockBackend implements LockBackend {
         this.keys = new LockKeys(settings.namespace());
         this.calls = new EtcdCalls(description, settings.requestTimeout());
         this.orphans = new Orphans(kv, calls);
-        this.keeper = new EtcdRenewal(client.getLeaseClient(), settings.leaseTtlSeconds(), calls,
-                dead -> orphans.forgetLease(dead.id));
-        this.contention = new Contention(kv, client.getWatchClient(), keys, keeper, orphans, calls, settings.waitRecheck());
+        this.keeper = new EtcdRenewal(
+                client.getLeaseClient(), settings.leaseTtlSeconds(), calls, dead -> orphans.forgetLease(dead.id));
+        this.contention =
+                new Contention(kv, client.getWatchClient(), keys, keeper, orphans, calls, settings.waitRecheck());
         this.listing = new EtcdListing(kv, client.getLeaseClient(), keys, calls, description);
         if (waitForLease) {
             grantLeaseNow();
@@ -109,7 +116,10 @@ public final class EtcdLockBackend implements LockBackend {
         try {
             keeper.session();
         } catch (RuntimeException e) {
-            log.warn("Could not grant the lease of {} yet ({}); it will be granted at first use", description, e.getMessage());
+            log.warn(
+                    "Could not grant the lease of {} yet ({}); it will be granted at first use",
+                    description,
+                    e.getMessage());
         }
     }
 
@@ -131,7 +141,7 @@ public final class EtcdLockBackend implements LockBackend {
         UnaryDeadline calls = new UnaryDeadline(c.settings().requestTimeout());
         calls.connecting(deadline);
         EtcdLockBackend b = new EtcdLockBackend(c.newClient(calls), true, c.settings(), c.description(), false);
-        for (;;) {
+        for (; ; ) {
             try {
                 b.keeper.session(Math.max(1, deadline - System.nanoTime()));
                 calls.connected();
@@ -139,7 +149,8 @@ public final class EtcdLockBackend implements LockBackend {
             } catch (RuntimeException e) {
                 // a call's deadline can end before gRPC has recorded why the connection failed (a TLS alert comes
                 // after the handshake): while time is left, ask again, so that the reason can be told
-                if (!(e instanceof BackendUnavailableException) || EtcdCalls.explain(e) != null
+                if (!(e instanceof BackendUnavailableException)
+                        || EtcdCalls.explain(e) != null
                         || deadline - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(100)) {
                     closeInBackground(b);
                     throw c.connectFailure(e);
@@ -240,10 +251,14 @@ public final class EtcdLockBackend implements LockBackend {
             return false; // the lease was revoked on close: the key is gone
         }
         try {
-            return calls.await(kv.txn()
-                    .If(new Cmp(h.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(h.revision())))
-                    .Then(Op.delete(h.key(), DeleteOption.DEFAULT))
-                    .commit(), "releasing", grant.name()).isSucceeded();
+            return calls.await(
+                            kv.txn()
+                                    .If(new Cmp(h.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(h.revision())))
+                                    .Then(Op.delete(h.key(), DeleteOption.DEFAULT))
+                                    .commit(),
+                            "releasing",
+                            grant.name())
+                    .isSucceeded();
         } catch (BackendUnavailableException e) {
             // the lease is kept alive, so an undeleted key would hold the lock forever: keep trying in background
             if (h.session() != null && h.session().alive()) {
@@ -308,8 +323,8 @@ public final class EtcdLockBackend implements LockBackend {
 
     private HeldKey held(Grant grant) {
         if (!(grant.state() instanceof HeldKey h)) {
-            throw new IllegalArgumentException("grant for lock '" + grant.name() + "' was not made by an etcd backend: "
-                    + grant);
+            throw new IllegalArgumentException(
+                    "grant for lock '" + grant.name() + "' was not made by an etcd backend: " + grant);
         }
         return h;
     }

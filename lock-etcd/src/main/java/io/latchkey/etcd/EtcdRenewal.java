@@ -4,8 +4,8 @@ import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.latchkey.LockLoss;
-import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.DaemonThreads;
+import io.latchkey.spi.GrantLossSink;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,7 +56,8 @@ final class EtcdRenewal implements AutoCloseable {
         this.ttlSeconds = ttlSeconds;
         this.calls = calls;
         this.onDeath = onDeath;
-        this.scheduler = new ScheduledThreadPoolExecutor(1, DaemonThreads.single("latchkey-etcd-lease-" + THREADS.incrementAndGet()));
+        this.scheduler = new ScheduledThreadPoolExecutor(
+                1, DaemonThreads.single("latchkey-etcd-lease-" + THREADS.incrementAndGet()));
         this.scheduler.setRemoveOnCancelPolicy(true);
     }
 
@@ -71,7 +72,7 @@ final class EtcdRenewal implements AutoCloseable {
 
     /** As {@link #session()}, waiting at most {@code timeoutNanos} for a grant. */
     LeaseSession session(long timeoutNanos) {
-        for (;;) {
+        for (; ; ) {
             CompletableFuture<LeaseSession> f;
             boolean mine = false;
             lock.lock();
@@ -80,7 +81,9 @@ final class EtcdRenewal implements AutoCloseable {
                     throw new IllegalStateException("etcd backend " + calls.backend() + " is closed");
                 }
                 f = current;
-                if (f == null || f.isCompletedExceptionally() || (f.isDone() && !f.join().alive())) {
+                if (f == null
+                        || f.isCompletedExceptionally()
+                        || (f.isDone() && !f.join().alive())) {
                     f = new CompletableFuture<>();
                     current = f;
                     mine = true;
@@ -177,8 +180,11 @@ final class EtcdRenewal implements AutoCloseable {
         }
         long now = System.nanoTime();
         if (now - s.lossDeadline() >= 0) {
-            die(s, "no keep-alive of " + s + " was confirmed in time (the lease is surely alive only until "
-                    + Duration.ofNanos(s.ttlNanos) + " after the last confirmed keep-alive was sent)", true);
+            die(
+                    s,
+                    "no keep-alive of " + s + " was confirmed in time (the lease is surely alive only until "
+                            + Duration.ofNanos(s.ttlNanos) + " after the last confirmed keep-alive was sent)",
+                    true);
             return;
         }
         long keepAliveTimeout = keepAliveTimeout(s);
@@ -251,7 +257,8 @@ final class EtcdRenewal implements AutoCloseable {
         } else {
             log.debug("keep-alive of {} on {} failed; retrying", s, calls.backend(), t);
             if (seq == s.keepAliveSeq) {
-                s.nextKeepAliveAt = now + Math.max(MIN_RETRY_NANOS, Math.min(TimeUnit.MILLISECONDS.toNanos(250), s.ttlNanos / 10));
+                s.nextKeepAliveAt =
+                        now + Math.max(MIN_RETRY_NANOS, Math.min(TimeUnit.MILLISECONDS.toNanos(250), s.ttlNanos / 10));
             }
         }
         tick(s);
@@ -299,7 +306,11 @@ final class EtcdRenewal implements AutoCloseable {
         if (s.tick != null) {
             s.tick.cancel(false);
         }
-        log.warn("etcd {} on {} is lost: {}; {} lock(s) held on it are reported lost", s, calls.backend(), detail,
+        log.warn(
+                "etcd {} on {} is lost: {}; {} lock(s) held on it are reported lost",
+                s,
+                calls.backend(),
+                detail,
                 s.grants.size());
         List<HeldKey> lost = new ArrayList<>(s.grants);
         s.grants.clear();
@@ -372,8 +383,11 @@ final class EtcdRenewal implements AutoCloseable {
                     calls.await(leases.revoke(s.id), "revoking this client's lease on close", null);
                 } catch (RuntimeException e) {
                     if (!EtcdCalls.isLeaseNotFound(e)) {
-                        log.warn("Could not revoke {} on {} while closing; its locks expire with it within its TTL",
-                                s, calls.backend(), e);
+                        log.warn(
+                                "Could not revoke {} on {} while closing; its locks expire with it within its TTL",
+                                s,
+                                calls.backend(),
+                                e);
                     }
                 }
             }

@@ -90,8 +90,7 @@ public final class EtcdSettings {
         private Duration requestTimeout = Duration.ofSeconds(5);
         private Duration waitRecheck = Duration.ofSeconds(2);
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Key prefix: 1 to 200 UTF-8 bytes, no control characters; a trailing {@code /} is dropped. Two
@@ -106,8 +105,8 @@ public final class EtcdSettings {
                 n = n.substring(0, n.length() - 1);
             }
             if (n.isEmpty() || n.getBytes(StandardCharsets.UTF_8).length > 200) {
-                throw new IllegalArgumentException("namespace must be 1 to 200 UTF-8 bytes (a trailing '/' is dropped), was '"
-                        + namespace + "'");
+                throw new IllegalArgumentException(
+                        "namespace must be 1 to 200 UTF-8 bytes (a trailing '/' is dropped), was '" + namespace + "'");
             }
             if (n.chars().anyMatch(c -> c < 0x20 || (c >= 0x7F && c <= 0x9F))) {
                 throw new IllegalArgumentException("namespace must not contain control characters, was '"
@@ -123,8 +122,9 @@ public final class EtcdSettings {
          */
         public Builder leaseTtl(Duration ttl) {
             if (ttl == null || ttl.isNegative() || ttl.isZero()) {
-                throw new IllegalArgumentException("leaseTtl must be a positive duration (whole seconds; the server's minimum"
-                        + " is usually 2 s), was " + ttl);
+                throw new IllegalArgumentException(
+                        "leaseTtl must be a positive duration (whole seconds; the server's minimum"
+                                + " is usually 2 s), was " + ttl);
             }
             if (ttl.compareTo(MAX_TTL) > 0) {
                 throw new IllegalArgumentException("leaseTtl must be at most 365 days, was " + ttl);
@@ -152,7 +152,8 @@ public final class EtcdSettings {
 
         private static Duration checkTimeout(Duration d, String what) {
             if (d == null || d.isNegative() || d.isZero() || d.compareTo(MAX_TIMEOUT) > 0) {
-                throw new IllegalArgumentException(what + " must be a positive duration of at most 10 minutes, was " + d);
+                throw new IllegalArgumentException(
+                        what + " must be a positive duration of at most 10 minutes, was " + d);
             }
             if (d.toMillis() < 1) {
                 throw new IllegalArgumentException(what + " must be at least 1 ms, was " + d);

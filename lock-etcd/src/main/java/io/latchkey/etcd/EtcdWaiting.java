@@ -34,7 +34,8 @@ final class EtcdWaiting implements AutoCloseable {
     private final Watch.Watcher watcher;
 
     EtcdWaiting(Watch watch, ByteSequence key) {
-        this.watcher = watch.watch(key, DELETES_FROM_NOW, Watch.listener(this::onNext, this::onError, this::onCompleted));
+        this.watcher =
+                watch.watch(key, DELETES_FROM_NOW, Watch.listener(this::onNext, this::onError, this::onCompleted));
     }
 
     private void onNext(WatchResponse r) {

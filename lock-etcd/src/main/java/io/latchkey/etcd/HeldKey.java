@@ -11,6 +11,7 @@ import io.etcd.jetcd.ByteSequence;
 record HeldKey(String name, String owner, ByteSequence key, long revision, LeaseSession session) {
     @Override
     public String toString() {
-        return "HeldKey['" + name + "', revision " + revision + ", " + (session == null ? "foreign lease" : session) + "]";
+        return "HeldKey['" + name + "', revision " + revision + ", " + (session == null ? "foreign lease" : session)
+                + "]";
     }
 }

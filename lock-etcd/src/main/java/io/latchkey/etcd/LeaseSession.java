@@ -88,6 +88,7 @@ final class LeaseSession {
 
     @Override
     public String toString() {
-        return "lease " + idHex() + " (TTL " + TimeUnit.NANOSECONDS.toSeconds(ttlNanos) + " s, " + (alive() ? "alive" : "dead") + ")";
+        return "lease " + idHex() + " (TTL " + TimeUnit.NANOSECONDS.toSeconds(ttlNanos) + " s, "
+                + (alive() ? "alive" : "dead") + ")";
     }
 }

@@ -32,8 +32,7 @@ final class Orphans implements AutoCloseable {
     private static final int STRIPES = 64;
 
     /** A key to delete: by create revision if known, else only if its value is still {@code owner}. */
-    record Orphan(String name, ByteSequence key, long revision, String owner, long leaseId) {
-    }
+    record Orphan(String name, ByteSequence key, long revision, String owner, long leaseId) {}
 
     private final KV kv;
     private final EtcdCalls calls;
@@ -57,7 +56,11 @@ final class Orphans implements AutoCloseable {
             return;
         }
         pending.put(o.key(), o);
-        log.debug("will retry deleting contender key of lock '{}' (revision {}) on {}", o.name(), o.revision(), calls.backend());
+        log.debug(
+                "will retry deleting contender key of lock '{}' (revision {}) on {}",
+                o.name(),
+                o.revision(),
+                calls.backend());
         scheduleSweep(200);
     }
 
@@ -123,12 +126,21 @@ final class Orphans implements AutoCloseable {
                 }
                 Cmp condition = o.revision() > 0
                         ? new Cmp(o.key(), Cmp.Op.EQUAL, CmpTarget.createRevision(o.revision()))
-                        : new Cmp(o.key(), Cmp.Op.EQUAL, CmpTarget.value(ByteSequence.from(o.owner(), StandardCharsets.UTF_8)));
-                calls.await(kv.txn().If(condition).Then(Op.delete(o.key(), DeleteOption.DEFAULT)).commit(),
-                        "deleting a leftover contender key", o.name());
+                        : new Cmp(
+                                o.key(),
+                                Cmp.Op.EQUAL,
+                                CmpTarget.value(ByteSequence.from(o.owner(), StandardCharsets.UTF_8)));
+                calls.await(
+                        kv.txn()
+                                .If(condition)
+                                .Then(Op.delete(o.key(), DeleteOption.DEFAULT))
+                                .commit(),
+                        "deleting a leftover contender key",
+                        o.name());
                 pending.remove(o.key(), o);
             } catch (RuntimeException e) {
-                log.debug("could not delete leftover contender key of lock '{}' on {} yet", o.name(), calls.backend(), e);
+                log.debug(
+                        "could not delete leftover contender key of lock '{}' on {} yet", o.name(), calls.backend(), e);
             } finally {
                 l.unlock();
             }

@@ -18,11 +18,11 @@ import java.util.logging.Logger;
  */
 final class QuietGrpcLogging {
     static final List<String> LOGGERS = List.of("io.grpc.netty", "io.netty");
-    private static final List<Logger> HELD = LOGGERS.stream().map(Logger::getLogger).toList();
+    private static final List<Logger> HELD =
+            LOGGERS.stream().map(Logger::getLogger).toList();
     private static volatile boolean applied;
 
-    private QuietGrpcLogging() {
-    }
+    private QuietGrpcLogging() {}
 
     static void apply() {
         if (applied) {

@@ -19,6 +19,7 @@ import io.latchkey.LockOptions;
 import io.latchkey.RetryStrategy;
 import io.latchkey.etcd.fixtures.EtcdCluster;
 import io.latchkey.etcd.fixtures.FreezingProxy;
+import io.latchkey.servers.ServerProcess;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
@@ -26,7 +27,6 @@ import io.latchkey.spi.Grant;
 import io.latchkey.tck.LockHistory;
 import io.latchkey.tck.LostUpdateRegister;
 import io.latchkey.tck.OverlapDetector;
-import io.latchkey.servers.ServerProcess;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,7 +56,8 @@ class EtcdFaultTest {
     private final List<AutoCloseable> opened = new ArrayList<>();
     private String pauseProgress = "no progress while paused";
     private String resumeProgress = "no progress after resume";
-    private final String run = "fault-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    private final String run =
+            "fault-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
 
     @BeforeAll
     static void startCluster() {
@@ -86,8 +87,17 @@ class EtcdFaultTest {
     }
 
     private EtcdLockBackend backend(Duration ttl, Duration waitRecheck) {
-        EtcdLockBackend b = EtcdLockBackend.connect(etcd.uri(), Map.of("leaseTtl", ttl.toSeconds() + "s",
-                "requestTimeout", "1s", "waitRecheck", waitRecheck.toMillis() + "ms", "keepaliveTimeout", "2s"));
+        EtcdLockBackend b = EtcdLockBackend.connect(
+                etcd.uri(),
+                Map.of(
+                        "leaseTtl",
+                        ttl.toSeconds() + "s",
+                        "requestTimeout",
+                        "1s",
+                        "waitRecheck",
+                        waitRecheck.toMillis() + "ms",
+                        "keepaliveTimeout",
+                        "2s"));
         opened.add(b);
         return b;
     }
@@ -109,12 +119,17 @@ class EtcdFaultTest {
 
     private long contenders(String name) throws Exception {
         ByteSequence prefix = ByteSequence.from("latchkey/" + LockKeys.hex(name) + "/", StandardCharsets.UTF_8);
-        return admin.getKVClient().get(prefix, GetOption.builder().isPrefix(true).withCountOnly(true).build())
-                .get(10, TimeUnit.SECONDS).getCount();
+        return admin.getKVClient()
+                .get(
+                        prefix,
+                        GetOption.builder().isPrefix(true).withCountOnly(true).build())
+                .get(10, TimeUnit.SECONDS)
+                .getCount();
     }
 
     @Test
-    @DisplayName("revoking the holder's lease reports SESSION_LOST to it, another client acquires, and the first client works on with a new lease")
+    @DisplayName(
+            "revoking the holder's lease reports SESSION_LOST to it, another client acquires, and the first client works on with a new lease")
     void revokedLeaseIsReportedAndTheLockPassesOn() throws Exception {
         EtcdLockBackend holderBackend = backend(Duration.ofSeconds(10));
         LockClient holder = Latchkey.client(holderBackend);
@@ -156,18 +171,22 @@ class EtcdFaultTest {
         long diedAt = System.nanoTime();
         doomed.crash(); // stops keep-alives and drops the connection; the lease is not revoked
 
-        assertThat(contenders(name)).as("the dead holder's key is still there at first").isEqualTo(2);
+        assertThat(contenders(name))
+                .as("the dead holder's key is still there at first")
+                .isEqualTo(2);
         LockHandle got = next.get(ttl.plusSeconds(5).toMillis(), TimeUnit.MILLISECONDS);
         long took = System.nanoTime() - diedAt;
         assertThat(got.fencingToken()).isGreaterThan(h.fencingToken());
-        assertThat(Duration.ofNanos(took)).as("freed after the dead holder's lease ran out")
+        assertThat(Duration.ofNanos(took))
+                .as("freed after the dead holder's lease ran out")
                 .isGreaterThan(Duration.ofMillis(500))
                 .isLessThanOrEqualTo(ttl.plusSeconds(1)); // etcd checks expiry every 500 ms
         got.release();
     }
 
     @Test
-    @DisplayName("etcd issue 11456: a waiter whose lease EXPIRES while it waits (its traffic frozen) is never granted the lock")
+    @DisplayName(
+            "etcd issue 11456: a waiter whose lease EXPIRES while it waits (its traffic frozen) is never granted the lock")
     void waiterWhoseLeaseExpiresIsNeverGranted() throws Exception {
         String name = run + "/11456-expiry";
         LockClient holder = client(Duration.ofSeconds(10));
@@ -176,8 +195,8 @@ class EtcdFaultTest {
         // timeout long enough that a re-read sent while frozen is answered after the thaw; no periodic re-read
         FreezingProxy proxy = FreezingProxy.to(etcd.hostPorts().get(0));
         opened.add(proxy);
-        EtcdLockBackend waiterBackend = EtcdLockBackend.connect("etcd://" + proxy.hostPort(), Map.of("leaseTtl", "2s",
-                "requestTimeout", "10s", "waitRecheck", "60s"));
+        EtcdLockBackend waiterBackend = EtcdLockBackend.connect(
+                "etcd://" + proxy.hostPort(), Map.of("leaseTtl", "2s", "requestTimeout", "10s", "waitRecheck", "60s"));
         opened.add(waiterBackend);
         LockClient waiter = Latchkey.client(waiterBackend);
         opened.add(waiter);
@@ -186,8 +205,10 @@ class EtcdFaultTest {
         LockHandle h = holder.lock(name).tryAcquire().orElseThrow();
         LockHistory.Entry holderEntry = history.granted(h);
         long waiterLease = leaseOf(waiterBackend);
-        CompletableFuture<LockHandle> waiting = waiter.lock(name).acquireAsync(Duration.ofSeconds(60))
-                .toCompletableFuture().thenApply(got -> {
+        CompletableFuture<LockHandle> waiting = waiter.lock(name)
+                .acquireAsync(Duration.ofSeconds(60))
+                .toCompletableFuture()
+                .thenApply(got -> {
                     history.granted(got);
                     return got;
                 });
@@ -195,7 +216,9 @@ class EtcdFaultTest {
 
         proxy.freeze(); // keep-alives stop reaching etcd: the lease expires on the server, by itself
         await().atMost(Duration.ofSeconds(10)).until(() -> leaseRemainingTtl(waiterLease) < 0);
-        assertThat(contenders(name)).as("the waiter's key went with its expired lease").isEqualTo(1);
+        assertThat(contenders(name))
+                .as("the waiter's key went with its expired lease")
+                .isEqualTo(1);
         holderEntry.released();
         h.release(); // the waiter's predecessor goes: in 11456 the waiter then saw no lower key and took the lock
         LockHandle other = third.lock(name).tryAcquire().orElseThrow(); // the lock is free for others
@@ -204,10 +227,14 @@ class EtcdFaultTest {
 
         // it queues again, on a new lease, behind the third client, and is not granted while that one holds
         await().atMost(Duration.ofSeconds(20)).until(() -> waiting.isDone() || contenders(name) == 2);
-        assertThat(waiting).as("not granted while another client holds the lock").isNotDone();
+        assertThat(waiting)
+                .as("not granted while another client holds the lock")
+                .isNotDone();
         assertThat(waiterBackend.leaseId()).isPresent();
         assertThat(waiterBackend.leaseId().getAsLong()).as("a new lease").isNotEqualTo(waiterLease);
-        assertThat(waiting).as("not granted while another client holds the lock").isNotDone();
+        assertThat(waiting)
+                .as("not granted while another client holds the lock")
+                .isNotDone();
         assertThat(other.isValid()).isTrue();
         otherEntry.released();
         other.release();
@@ -219,11 +246,15 @@ class EtcdFaultTest {
     }
 
     private long leaseRemainingTtl(long lease) throws Exception {
-        return admin.getLeaseClient().timeToLive(lease, LeaseOption.DEFAULT).get(10, TimeUnit.SECONDS).getTTL();
+        return admin.getLeaseClient()
+                .timeToLive(lease, LeaseOption.DEFAULT)
+                .get(10, TimeUnit.SECONDS)
+                .getTTL();
     }
 
     @Test
-    @DisplayName("etcd issue 11456: a waiter whose lease is revoked while it waits, unknown to its client, is never granted the lock")
+    @DisplayName(
+            "etcd issue 11456: a waiter whose lease is revoked while it waits, unknown to its client, is never granted the lock")
     void waiterWhoseLeaseEndsIsNeverGranted() throws Exception {
         EtcdLockBackend holderBackend = backend(Duration.ofSeconds(10));
         // a long TTL: the waiter's client learns nothing of the revocation from its keep-alive (every 20 s), so
@@ -232,11 +263,13 @@ class EtcdFaultTest {
         EtcdLockBackend waiterBackend = backend(Duration.ofSeconds(60), Duration.ofSeconds(60));
         EtcdLockBackend third = backend(Duration.ofSeconds(10));
         String name = run + "/11456";
-        Grant held = (Grant) holderBackend.tryAcquire(new AcquireRequest(name, "holder", Duration.ofSeconds(30), Fairness.PREFERRED));
+        Grant held = (Grant) holderBackend.tryAcquire(
+                new AcquireRequest(name, "holder", Duration.ofSeconds(30), Fairness.PREFERRED));
         long waiterLease = leaseOf(waiterBackend);
         CompletableFuture<AcquireResult> waiting = CompletableFuture.supplyAsync(() -> {
             try {
-                return waiterBackend.acquire(new AcquireRequest(name, "waiter", Duration.ofSeconds(30), Fairness.PREFERRED),
+                return waiterBackend.acquire(
+                        new AcquireRequest(name, "waiter", Duration.ofSeconds(30), Fairness.PREFERRED),
                         Duration.ofSeconds(60));
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
@@ -249,9 +282,12 @@ class EtcdFaultTest {
         assertThat(holderBackend.release(held)).isTrue(); // wakes the waiter: no lower key is left
 
         AcquireResult result = waiting.get(10, TimeUnit.SECONDS);
-        assertThat(result).as("the waiter whose key vanished must not be granted").isInstanceOf(Busy.class);
+        assertThat(result)
+                .as("the waiter whose key vanished must not be granted")
+                .isInstanceOf(Busy.class);
         assertThat(contenders(name)).isZero();
-        AcquireResult free = third.tryAcquire(new AcquireRequest(name, "third", Duration.ofSeconds(30), Fairness.PREFERRED));
+        AcquireResult free =
+                third.tryAcquire(new AcquireRequest(name, "third", Duration.ofSeconds(30), Fairness.PREFERRED));
         assertThat(free).as("the lock is free for others").isInstanceOf(Grant.class);
         assertThat(third.release((Grant) free)).isTrue();
     }
@@ -264,7 +300,9 @@ class EtcdFaultTest {
         for (int i = 0; i < 8; i++) {
             clients.add(client(Duration.ofSeconds(5)));
         }
-        LockOptions options = LockOptions.builder().retry(RetryStrategy.exponential(Duration.ofMillis(5), Duration.ofMillis(100))).build();
+        LockOptions options = LockOptions.builder()
+                .retry(RetryStrategy.exponential(Duration.ofMillis(5), Duration.ofMillis(100)))
+                .build();
         OverlapDetector detector = new OverlapDetector();
         LostUpdateRegister register = new LostUpdateRegister();
         LockHistory history = new LockHistory();
@@ -311,14 +349,16 @@ class EtcdFaultTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> grants.get() >= 100);
 
             frozen.pause();
-            System.out.println(java.time.LocalTime.now() + " paused leader m" + leader + " at " + grants.get() + " grants");
+            System.out.println(
+                    java.time.LocalTime.now() + " paused leader m" + leader + " at " + grants.get() + " grants");
             long pausedAt = System.nanoTime();
             long atPause = grants.get();
             // the other two members elect a leader and serve; requests sent to the frozen one time out and are retried
             await().atMost(Duration.ofSeconds(40)).until(() -> grants.get() >= atPause + 100);
             pauseProgress = "100 grants " + (System.nanoTime() - pausedAt) / 1_000_000 + " ms after the pause";
             frozen.resume();
-            System.out.println(java.time.LocalTime.now() + " resumed leader m" + leader + " at " + grants.get() + " grants");
+            System.out.println(
+                    java.time.LocalTime.now() + " resumed leader m" + leader + " at " + grants.get() + " grants");
             long resumedAt = System.nanoTime();
             long atResume = grants.get();
             await().atMost(Duration.ofSeconds(40)).until(() -> grants.get() >= atResume + 100);
@@ -332,11 +372,14 @@ class EtcdFaultTest {
             f.get(30, TimeUnit.SECONDS);
         }
         pool.shutdownNow();
-        assertThat(detector.overlaps()).as("overlaps; first: %s", detector.firstOverlap()).isZero();
+        assertThat(detector.overlaps())
+                .as("overlaps; first: %s", detector.firstOverlap())
+                .isZero();
         assertThat(register.value()).isEqualTo(grants.get());
         assertThat(history.violations()).isEmpty();
         assertThat(history.size()).isEqualTo((int) grants.get());
-        System.out.printf("frozen leader m%d: %d grants, %d failed attempts (retried), %d grants lost while held; %s; %s%n",
+        System.out.printf(
+                "frozen leader m%d: %d grants, %d failed attempts (retried), %d grants lost while held; %s; %s%n",
                 leader, grants.get(), failures.get(), lostWhileHeld.get(), pauseProgress, resumeProgress);
     }
 

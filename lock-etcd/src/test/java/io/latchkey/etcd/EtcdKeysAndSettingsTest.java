@@ -32,7 +32,8 @@ class EtcdKeysAndSettingsTest {
                     continue;
                 }
                 assertThat(startsWith(keys.contender(y, 0x1234L), keys.namePrefix(x)))
-                        .as("contender of '%s' falls under the prefix of '%s'", y, x).isFalse();
+                        .as("contender of '%s' falls under the prefix of '%s'", y, x)
+                        .isFalse();
             }
         }
     }
@@ -44,7 +45,9 @@ class EtcdKeysAndSettingsTest {
         for (String name : ValidationRules.hostileValidNames()) {
             ByteSequence key = keys.contender(name, Long.MAX_VALUE);
             assertThat(keys.nameOf(key)).isEqualTo(name);
-            assertThat(prefixes.add(keys.namePrefix(name).toString(StandardCharsets.UTF_8))).as("distinct: %s", name).isTrue();
+            assertThat(prefixes.add(keys.namePrefix(name).toString(StandardCharsets.UTF_8)))
+                    .as("distinct: %s", name)
+                    .isTrue();
         }
     }
 
@@ -62,40 +65,58 @@ class EtcdKeysAndSettingsTest {
     @Test
     @DisplayName("the URI lists several hosts and a namespace; passwords never reach the description")
     void uriParsing() {
-        EtcdConnection c = EtcdConnection.parse("etcd://app:s3cret@10.0.0.1:2379,10.0.0.2:2379/billing/locks/",
+        EtcdConnection c = EtcdConnection.parse(
+                "etcd://app:s3cret@10.0.0.1:2379,10.0.0.2:2379/billing/locks/",
                 Map.of("leaseTtl", "1500ms", "requestTimeout", "PT0.5S"));
-        assertThat(c.description()).isEqualTo("etcd://app:***@10.0.0.1:2379,10.0.0.2:2379/billing/locks").doesNotContain("s3cret");
+        assertThat(c.description())
+                .isEqualTo("etcd://app:***@10.0.0.1:2379,10.0.0.2:2379/billing/locks")
+                .doesNotContain("s3cret");
         assertThat(c.settings().namespace()).isEqualTo("billing/locks");
         assertThat(c.settings().leaseTtl()).as("rounded up to whole seconds").isEqualTo(Duration.ofSeconds(2));
         assertThat(c.settings().requestTimeout()).isEqualTo(Duration.ofMillis(500));
-        assertThat(EtcdConnection.parse("etcd://h:1", Map.of()).settings()).usingRecursiveComparison().isEqualTo(EtcdSettings.defaults());
+        assertThat(EtcdConnection.parse("etcd://h:1", Map.of()).settings())
+                .usingRecursiveComparison()
+                .isEqualTo(EtcdSettings.defaults());
     }
 
     @Test
     @DisplayName("bad URIs and settings are rejected with a message that says what is allowed")
     void badInputIsRejected() {
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:1", Map.of("leaseTTL", "5s")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("known settings").hasMessageContaining("leaseTtl");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("known settings")
+                .hasMessageContaining("leaseTtl");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:99999", Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 65535");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("between 1 and 65535");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://u:pw@h", Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageNotContaining("pw@");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageNotContaining("pw@");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:1?x=y", Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("settings");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("settings");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:1", Map.of("leaseTtl", "soon")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("250ms");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("250ms");
         assertThatThrownBy(() -> EtcdSettings.builder().leaseTtl(Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("positive");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("positive");
         assertThatThrownBy(() -> EtcdSettings.builder().namespace("a\u0000b"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("control");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("control");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:1/ns", Map.of("namespace", "other")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("once");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("once");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://app@h:1", Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("user:password")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("user:password")
                 .hasMessageNotContaining("app");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:1", Map.of("user", "app")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("without a password");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("without a password");
         assertThatThrownBy(() -> EtcdConnection.parse("etcd://h:1", Map.of("password", "x")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("user").hasMessageNotContaining("x'");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("user")
+                .hasMessageNotContaining("x'");
     }
 }

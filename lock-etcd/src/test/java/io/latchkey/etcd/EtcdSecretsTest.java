@@ -1,12 +1,12 @@
 package io.latchkey.etcd;
 
-import io.latchkey.tck.faults.ConnectProbe;
-import io.latchkey.tck.faults.DeadEndpoints;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.latchkey.Latchkey;
 import io.latchkey.etcd.fixtures.EtcdCluster;
+import io.latchkey.tck.faults.ConnectProbe;
+import io.latchkey.tck.faults.DeadEndpoints;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -49,13 +49,17 @@ class EtcdSecretsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"user:" + SECRET + "@", ":" + SECRET + "@", SECRET + "@", "user:S3cret%40Pw@", "S3cret%40Pw@"})
+    @ValueSource(
+            strings = {"user:" + SECRET + "@", ":" + SECRET + "@", SECRET + "@", "user:S3cret%40Pw@", "S3cret%40Pw@"})
     @DisplayName("no password in any message or cause, reachable or not")
     void noPasswordInMessages(String userInfo) {
         String hosts = etcd.uri().substring("etcd://".length());
-        for (String uri : List.of("etcd://" + userInfo + hosts, "etcd://" + userInfo + "127.0.0.1:" + closedPort,
+        for (String uri : List.of(
+                "etcd://" + userInfo + hosts,
+                "etcd://" + userInfo + "127.0.0.1:" + closedPort,
                 "etcds://" + userInfo + "127.0.0.1:" + closedPort)) {
-            Throwable t = catchThrowable(() -> Latchkey.connect(uri, Map.of("requestTimeout", "1s")).close());
+            Throwable t = catchThrowable(
+                    () -> Latchkey.connect(uri, Map.of("requestTimeout", "1s")).close());
             assertThat(t).as(uri).isNotNull();
             assertThat(texts(t)).as(uri).noneMatch(s -> s.contains("S3cret"));
         }
@@ -64,19 +68,25 @@ class EtcdSecretsTest {
     @Test
     @DisplayName("the password setting is never echoed, also when it is all that is given")
     void passwordSetting() {
-        Throwable t = catchThrowable(() -> Latchkey.connect(java.net.URI.create(etcd.uri()), Map.of("password", SECRET)));
+        Throwable t =
+                catchThrowable(() -> Latchkey.connect(java.net.URI.create(etcd.uri()), Map.of("password", SECRET)));
         assertThat(texts(t)).noneMatch(s -> s.contains("S3cret"));
-        t = catchThrowable(() -> Latchkey.connect(java.net.URI.create("etcd://127.0.0.1:" + closedPort),
-                Map.of("user", "u", "password", SECRET)));
-        assertThat(t).hasMessageStartingWith("cannot reach etcd://127.0.0.1:" + closedPort + " within 5s: connection refused");
+        t = catchThrowable(() -> Latchkey.connect(
+                java.net.URI.create("etcd://127.0.0.1:" + closedPort), Map.of("user", "u", "password", SECRET)));
+        assertThat(t)
+                .hasMessageStartingWith(
+                        "cannot reach etcd://127.0.0.1:" + closedPort + " within 5s: connection refused");
         assertThat(texts(t)).noneMatch(s -> s.contains("S3cret"));
     }
 
     @Test
     @DisplayName("nothing logged at DEBUG (any library, SLF4J and java.util.logging) carries the password")
     void noPasswordInDebugLogs() throws Exception {
-        ConnectProbe.Result p = ConnectProbe.run("debug", "etcd://user:" + SECRET + "@"
-                + etcd.uri().substring("etcd://".length()), 0, "requestTimeout=2s");
+        ConnectProbe.Result p = ConnectProbe.run(
+                "debug",
+                "etcd://user:" + SECRET + "@" + etcd.uri().substring("etcd://".length()),
+                0,
+                "requestTimeout=2s");
         assertThat(p.stdout()).anyMatch(l -> l.startsWith("ERROR "));
         assertThat(p.stdout()).noneMatch(l -> l.contains("S3cret"));
         assertThat(p.stderr()).noneMatch(l -> l.contains("S3cret"));

@@ -24,12 +24,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -82,7 +81,8 @@ class EtcdSecurityTest {
             auth.userAdd(bytes("root"), bytes("root-" + PASSWORD)).get(10, TimeUnit.SECONDS);
             auth.userGrantRole(bytes("root"), bytes("root")).get(10, TimeUnit.SECONDS);
             auth.roleAdd(bytes("lockers")).get(10, TimeUnit.SECONDS);
-            auth.roleGrantPermission(bytes("lockers"), bytes("latchkey/"), bytes("latchkey0"), Permission.Type.READWRITE)
+            auth.roleGrantPermission(
+                            bytes("lockers"), bytes("latchkey/"), bytes("latchkey0"), Permission.Type.READWRITE)
                     .get(10, TimeUnit.SECONDS);
             auth.userAdd(bytes(USER), bytes(PASSWORD)).get(10, TimeUnit.SECONDS);
             auth.userGrantRole(bytes(USER), bytes("lockers")).get(10, TimeUnit.SECONDS);
@@ -151,14 +151,17 @@ class EtcdSecurityTest {
     }
 
     @Test
-    @DisplayName("mutual TLS: clients presenting their certificate (tlsCert, tlsKey) lock, exclude each other and unlock")
+    @DisplayName(
+            "mutual TLS: clients presenting their certificate (tlsCert, tlsKey) lock, exclude each other and unlock")
     void mutualTlsWithClientCertificate() throws Exception {
         try (LockClient a = Latchkey.connect(mutualTls.uri(), settings(mutualTls.connectSettings()));
-             LockClient b = Latchkey.connect(mutualTls.uri(), settings(mutualTls.connectSettings()))) {
+                LockClient b = Latchkey.connect(mutualTls.uri(), settings(mutualTls.connectSettings()))) {
             assertThat(a.toString()).contains("(TLS)");
             lockAndUnlock(a, "mtls/one");
             LockHandle h = a.lock("mtls/two").tryAcquire().orElseThrow();
-            assertThat(b.lock("mtls/two").tryAcquire()).as("exclusion across two mTLS clients").isEmpty();
+            assertThat(b.lock("mtls/two").tryAcquire())
+                    .as("exclusion across two mTLS clients")
+                    .isEmpty();
             h.release();
             lockAndUnlock(b, "mtls/two");
         }
@@ -167,40 +170,58 @@ class EtcdSecurityTest {
     @Test
     @DisplayName("mutual TLS: a client without a certificate fails at connect, in one line that names the TLS problem")
     void mutualTlsWithoutClientCertificate() {
-        Map<String, String> noCert = settings(Map.of("tls", "true", "tlsCa", certificates.caCertificate().toString()),
-                "requestTimeout", "1s");
+        Map<String, String> noCert = settings(
+                Map.of("tls", "true", "tlsCa", certificates.caCertificate().toString()), "requestTimeout", "1s");
         assertThatThrownBy(() -> Latchkey.connect(mutualTls.uri(), noCert))
                 .isInstanceOf(BackendUnavailableException.class)
-                .hasMessageStartingWith("cannot reach etcd://" + hostPorts(mutualTls) + " within 5s: the TLS handshake with"
-                        + " etcd failed: the server wants a client certificate it trusts (settings tlsCert and tlsKey)")
+                .hasMessageStartingWith(
+                        "cannot reach etcd://" + hostPorts(mutualTls) + " within 5s: the TLS handshake with"
+                                + " etcd failed: the server wants a client certificate it trusts (settings tlsCert and tlsKey)")
                 .satisfies(e -> assertThat(((LockException) e).backend()).contains(hostPorts(mutualTls)));
-        // the same with the etcds:// scheme (TLS implied): lock-etcd serves it, so the message is about TLS, not a module
-        Map<String, String> caOnly = settings(Map.of("tlsCa", certificates.caCertificate().toString()), "requestTimeout", "1s");
+        // the same with the etcds:// scheme (TLS implied): lock-etcd serves it, so the message is about TLS, not a
+        // module
+        Map<String, String> caOnly =
+                settings(Map.of("tlsCa", certificates.caCertificate().toString()), "requestTimeout", "1s");
         assertThatThrownBy(() -> Latchkey.connect("etcds://" + hostPorts(mutualTls), caOnly))
                 .isInstanceOf(BackendUnavailableException.class)
-                .hasMessageStartingWith("cannot reach etcds://" + hostPorts(mutualTls) + " within 5s: the TLS handshake with"
-                        + " etcd failed: the server wants a client certificate it trusts");
+                .hasMessageStartingWith(
+                        "cannot reach etcds://" + hostPorts(mutualTls) + " within 5s: the TLS handshake with"
+                                + " etcd failed: the server wants a client certificate it trusts");
     }
 
     @Test
-    @DisplayName("TLS: a CA that does not verify the server, a missing CA file, a certificate without key: each first line names the TLS problem")
+    @DisplayName(
+            "TLS: a CA that does not verify the server, a missing CA file, a certificate without key: each first line names the TLS problem")
     void tlsMisconfigurationsAreNamed() {
         String hosts = hostPorts(mutualTls);
-        Map<String, String> otherCa = settings(Map.of("tlsCa", strangers.caCertificate().toString(),
-                "tlsCert", certificates.clientCertificate().toString(), "tlsKey", certificates.clientKey().toString()),
-                "requestTimeout", "1s");
+        Map<String, String> otherCa = settings(
+                Map.of(
+                        "tlsCa",
+                        strangers.caCertificate().toString(),
+                        "tlsCert",
+                        certificates.clientCertificate().toString(),
+                        "tlsKey",
+                        certificates.clientKey().toString()),
+                "requestTimeout",
+                "1s");
         assertThatThrownBy(() -> Latchkey.connect("etcds://" + hosts, otherCa))
                 .isInstanceOf(BackendUnavailableException.class)
-                .hasMessageStartingWith("cannot reach etcds://" + hosts + " within 5s: the TLS handshake with etcd failed: the"
-                        + " server's certificate is not signed by a CA this client trusts (setting tlsCa)");
+                .hasMessageStartingWith(
+                        "cannot reach etcds://" + hosts + " within 5s: the TLS handshake with etcd failed: the"
+                                + " server's certificate is not signed by a CA this client trusts (setting tlsCa)");
         assertThatThrownBy(() -> Latchkey.connect("etcds://" + hosts, Map.of("tlsCa", "/nonexistent/ca.pem")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("could not set up TLS for etcds://" + hosts + ": tlsCa file '/nonexistent/ca.pem' does not exist");
-        assertThatThrownBy(() -> Latchkey.connect("etcds://" + hosts, Map.of("tlsCa", certificates.directory().toString())))
+                .hasMessage("could not set up TLS for etcds://" + hosts
+                        + ": tlsCa file '/nonexistent/ca.pem' does not exist");
+        assertThatThrownBy(() -> Latchkey.connect(
+                        "etcds://" + hosts,
+                        Map.of("tlsCa", certificates.directory().toString())))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("could not set up TLS for etcds://" + hosts + ": tlsCa file '")
                 .hasMessageEndingWith("' is not a readable file");
-        assertThatThrownBy(() -> Latchkey.connect("etcds://" + hosts, Map.of("tlsCert", certificates.clientCertificate().toString())))
+        assertThatThrownBy(() -> Latchkey.connect(
+                        "etcds://" + hosts,
+                        Map.of("tlsCert", certificates.clientCertificate().toString())))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("tlsCert and tlsKey (client certificate and its PKCS#8 key) go together");
         assertThatThrownBy(() -> Latchkey.connect("etcds://" + hosts, Map.of("tls", "false")))
@@ -213,7 +234,8 @@ class EtcdSecurityTest {
     }
 
     @Test
-    @DisplayName("user/password from the URI or from settings: lock and unlock work; the password is in no log and no toString")
+    @DisplayName(
+            "user/password from the URI or from settings: lock and unlock work; the password is in no log and no toString")
     void credentialsWork() throws Exception {
         String uri = "etcd://" + USER + ":" + PASSWORD + "@" + hostPorts(withAuth);
         String logs = capturingLogs(() -> {
@@ -221,8 +243,9 @@ class EtcdSecurityTest {
                 lockAndUnlock(c, "auth/uri");
                 assertThat(c.toString()).contains(USER).doesNotContain(PASSWORD);
             }
-            try (EtcdLockBackend b = EtcdLockBackend.connect(withAuth.uri(), settings(Map.of(), "user", USER, "password", PASSWORD));
-                 LockClient c = Latchkey.client(b)) {
+            try (EtcdLockBackend b = EtcdLockBackend.connect(
+                            withAuth.uri(), settings(Map.of(), "user", USER, "password", PASSWORD));
+                    LockClient c = Latchkey.client(b)) {
                 assertThat(b.toString()).contains(USER).doesNotContain(PASSWORD);
                 assertThat(b.description()).doesNotContain(PASSWORD);
                 lockAndUnlock(c, "auth/settings");
@@ -237,20 +260,22 @@ class EtcdSecurityTest {
     }
 
     @Test
-    @DisplayName("user/password: a wrong password fails at connect in one line 'authentication failed at etcd://host:port', never echoing it")
+    @DisplayName(
+            "user/password: a wrong password fails at connect in one line 'authentication failed at etcd://host:port', never echoing it")
     void wrongPassword() throws Exception {
         String hosts = hostPorts(withAuth);
         List<Throwable> failures = new ArrayList<>();
         String logs = capturingLogs(() -> {
-            failures.add(catchThrowable(() -> EtcdLockBackend.connect(withAuth.uri(),
-                    settings(Map.of(), "user", USER, "password", WRONG_PASSWORD))));
-            failures.add(catchThrowable(() -> Latchkey.connect("etcd://" + USER + ":" + WRONG_PASSWORD + "@" + hosts,
-                    settings(Map.of()))));
-            failures.add(catchThrowable(() -> Latchkey.connect("etcd://" + USER + ":" + WRONG_PASSWORD.replace("-", "%2D") + "@"
-                    + hosts, settings(Map.of()))));
+            failures.add(catchThrowable(() -> EtcdLockBackend.connect(
+                    withAuth.uri(), settings(Map.of(), "user", USER, "password", WRONG_PASSWORD))));
+            failures.add(catchThrowable(
+                    () -> Latchkey.connect("etcd://" + USER + ":" + WRONG_PASSWORD + "@" + hosts, settings(Map.of()))));
+            failures.add(catchThrowable(() -> Latchkey.connect(
+                    "etcd://" + USER + ":" + WRONG_PASSWORD.replace("-", "%2D") + "@" + hosts, settings(Map.of()))));
         });
         for (Throwable f : failures) {
-            assertThat(f).isInstanceOf(BackendUnavailableException.class)
+            assertThat(f)
+                    .isInstanceOf(BackendUnavailableException.class)
                     .hasMessage("authentication failed at etcd://" + hosts + ": etcd refused the user name or password"
                             + " (settings user and password, or the URI's user info)");
             assertThat(everything(f)).doesNotContain(WRONG_PASSWORD).doesNotContain(WRONG_PASSWORD.replace("-", "%2D"));
@@ -261,17 +286,26 @@ class EtcdSecurityTest {
     @Test
     @DisplayName("user/password: the client's lease and its lock outlive the expiry of etcd's auth token")
     void leaseOutlivesTheAuthToken() throws Exception {
-        try (EtcdLockBackend b = EtcdLockBackend.connect(withAuth.uri(), settings(Map.of(), "user", USER, "password", PASSWORD));
-             LockClient c = Latchkey.client(b);
-             LockClient other = Latchkey.connect(withAuth.uri(), settings(Map.of(), "user", USER, "password", PASSWORD))) {
+        try (EtcdLockBackend b = EtcdLockBackend.connect(
+                        withAuth.uri(), settings(Map.of(), "user", USER, "password", PASSWORD));
+                LockClient c = Latchkey.client(b);
+                LockClient other =
+                        Latchkey.connect(withAuth.uri(), settings(Map.of(), "user", USER, "password", PASSWORD))) {
             // a long lock lease: the core sends no renewal during the test, only the lease keeper's keep-alives go out
-            LockHandle h = c.lock("auth/token-expiry", LockOptions.builder().lease(Duration.ofMinutes(5)).build())
-                    .tryAcquire().orElseThrow();
+            LockHandle h = c.lock(
+                            "auth/token-expiry",
+                            LockOptions.builder().lease(Duration.ofMinutes(5)).build())
+                    .tryAcquire()
+                    .orElseThrow();
             long lease = b.leaseId().orElseThrow();
             // the token (1 s TTL) expires several times over while only keep-alives (every ~0.67 s) are sent
-            await().during(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(6)).until(() -> h.isValid() && !h.lost().toCompletableFuture().isDone());
+            await().during(Duration.ofSeconds(4))
+                    .atMost(Duration.ofSeconds(6))
+                    .until(() -> h.isValid() && !h.lost().toCompletableFuture().isDone());
             assertThat(b.leaseId()).hasValue(lease);
-            assertThat(other.lock("auth/token-expiry").tryAcquire()).as("still held").isEmpty();
+            assertThat(other.lock("auth/token-expiry").tryAcquire())
+                    .as("still held")
+                    .isEmpty();
             h.release();
             lockAndUnlock(other, "auth/token-expiry");
         }
@@ -281,13 +315,28 @@ class EtcdSecurityTest {
     @DisplayName("mutual TLS: a client key that is not PKCS#8 (here PKCS#1) is refused at connect, naming the setting")
     void nonPkcs8KeyIsRefused() throws Exception {
         Path pkcs1 = certificates.directory().resolve("client-pkcs1.key");
-        Process p = new ProcessBuilder("openssl", "rsa", "-in", certificates.clientKey().toString(), "-traditional",
-                "-out", pkcs1.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        "openssl",
+                        "rsa",
+                        "-in",
+                        certificates.clientKey().toString(),
+                        "-traditional",
+                        "-out",
+                        pkcs1.toString())
+                .redirectErrorStream(true)
+                .start();
         p.getInputStream().transferTo(OutputStream.nullOutputStream());
-        assertThat(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0).as("openssl rsa -traditional").isTrue();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0)
+                .as("openssl rsa -traditional")
+                .isTrue();
         assertThat(Files.readString(pkcs1)).contains("BEGIN RSA PRIVATE KEY");
-        Map<String, String> s = settings(Map.of("tlsCa", certificates.caCertificate().toString(),
-                "tlsCert", certificates.clientCertificate().toString(), "tlsKey", pkcs1.toString()));
+        Map<String, String> s = settings(Map.of(
+                "tlsCa",
+                certificates.caCertificate().toString(),
+                "tlsCert",
+                certificates.clientCertificate().toString(),
+                "tlsKey",
+                pkcs1.toString()));
         assertThatThrownBy(() -> EtcdLockBackend.connect(mutualTls.uri(), s).close())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(hostPorts(mutualTls))

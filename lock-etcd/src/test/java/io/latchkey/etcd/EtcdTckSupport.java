@@ -15,8 +15,7 @@ final class EtcdTckSupport {
     /** etcd 3.4's smallest lease with default raft timing (1.5 election timeouts, rounded up). */
     static final Duration TTL = Duration.ofSeconds(2);
 
-    private EtcdTckSupport() {
-    }
+    private EtcdTckSupport() {}
 
     /** A client of the cluster, over TLS (and with the client certificate) if the cluster requires it. */
     static LockBackend newBackend(EtcdCluster cluster) {
@@ -39,7 +38,8 @@ final class EtcdTckSupport {
 
             @Override
             public void killSession(LockBackend backend) {
-                long lease = ((EtcdLockBackend) backend).leaseId()
+                long lease = ((EtcdLockBackend) backend)
+                        .leaseId()
                         .orElseThrow(() -> new IllegalStateException("the backend has no lease yet: " + backend));
                 try (Client admin = cluster.newClient()) {
                     admin.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);

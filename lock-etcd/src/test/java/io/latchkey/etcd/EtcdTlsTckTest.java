@@ -1,11 +1,11 @@
 package io.latchkey.etcd;
 
 import io.latchkey.etcd.fixtures.EtcdCluster;
+import io.latchkey.servers.TestCertificates;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
 import io.latchkey.tck.TckSettings;
-import io.latchkey.servers.TestCertificates;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

@@ -59,11 +59,17 @@ class RoundTripCountTest {
     }
 
     @Test
-    @DisplayName("uncontended acquire + release: one transaction (that also reads the holder) and one delete, no lease grant")
+    @DisplayName(
+            "uncontended acquire + release: one transaction (that also reads the holder) and one delete, no lease grant")
     void uncontendedCycleIsTwoRequests() {
         CallCounter counter = new CallCounter();
-        try (Client client = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).interceptor(counter).build();
-             LockClient locks = Latchkey.client(EtcdLockBackend.builder(client).leaseTtl(Duration.ofSeconds(60)).build())) {
+        try (Client client = Client.builder()
+                        .endpoints(etcd.endpoints().toArray(String[]::new))
+                        .interceptor(counter)
+                        .build();
+                LockClient locks = Latchkey.client(EtcdLockBackend.builder(client)
+                        .leaseTtl(Duration.ofSeconds(60))
+                        .build())) {
             String name = "round-trips/" + System.nanoTime();
             locks.lock(name).tryAcquire().orElseThrow().release(); // first use: the lease grant, made once
             await().atMost(Duration.ofSeconds(5)).until(() -> counter.calls.contains("etcdserverpb.Lease/LeaseGrant"));
@@ -84,9 +90,14 @@ class RoundTripCountTest {
     @DisplayName("a busy tryAcquire is two requests too: the transaction, and the delete of its own queue key")
     void busyTryAcquireIsTwoRequests() {
         CallCounter counter = new CallCounter();
-        try (Client client = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).interceptor(counter).build();
-             LockClient a = Latchkey.connect(etcd.uri(), java.util.Map.of("leaseTtl", "60s"));
-             LockClient b = Latchkey.client(EtcdLockBackend.builder(client).leaseTtl(Duration.ofSeconds(60)).build())) {
+        try (Client client = Client.builder()
+                        .endpoints(etcd.endpoints().toArray(String[]::new))
+                        .interceptor(counter)
+                        .build();
+                LockClient a = Latchkey.connect(etcd.uri(), java.util.Map.of("leaseTtl", "60s"));
+                LockClient b = Latchkey.client(EtcdLockBackend.builder(client)
+                        .leaseTtl(Duration.ofSeconds(60))
+                        .build())) {
             String name = "round-trips-busy/" + System.nanoTime();
             b.inspect(name);
             await().atMost(Duration.ofSeconds(5)).until(() -> counter.calls.contains("etcdserverpb.Lease/LeaseGrant"));
@@ -94,7 +105,9 @@ class RoundTripCountTest {
                 counter.drain();
                 assertThat(b.lock(name).tryAcquire()).isEmpty();
                 assertThat(counter.drain()).containsExactly("etcdserverpb.KV/Txn", "etcdserverpb.KV/Txn");
-                assertThat(b.inspect(name)).hasValueSatisfying(info -> assertThat(info.fencingToken()).isEqualTo(h.fencingToken()));
+                assertThat(b.inspect(name))
+                        .hasValueSatisfying(
+                                info -> assertThat(info.fencingToken()).isEqualTo(h.fencingToken()));
             }
         }
     }

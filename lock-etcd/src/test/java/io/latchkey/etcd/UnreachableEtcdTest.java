@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.Latchkey;
+import io.latchkey.etcd.fixtures.EtcdCluster;
 import io.latchkey.tck.faults.ConnectProbe;
 import io.latchkey.tck.faults.DeadEndpoints;
 import io.latchkey.tck.faults.DeadEndpoints.SilentPorts;
 import java.net.URI;
 import java.util.Map;
-import io.latchkey.etcd.fixtures.EtcdCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 class UnreachableEtcdTest {
     /** Slack over the connect timeout: JVM and gRPC start-up on a loaded machine. Generous by design. */
     private static final long SLACK_MILLIS = 3000;
+
     private static SilentPorts silent;
     private static int closedPort;
 
@@ -41,10 +42,13 @@ class UnreachableEtcdTest {
     }
 
     @Test
-    @DisplayName("closed port: one line within connectTimeout (default 5s), nothing logged (SLF4J or java.util.logging)")
+    @DisplayName(
+            "closed port: one line within connectTimeout (default 5s), nothing logged (SLF4J or java.util.logging)")
     void closedPort() throws Exception {
         ConnectProbe.Result p = probe("etcd://127.0.0.1:" + closedPort, 2000);
-        assertThat(p.error()).startsWith("cannot reach etcd://127.0.0.1:" + closedPort + " within 5s: ").contains("refused");
+        assertThat(p.error())
+                .startsWith("cannot reach etcd://127.0.0.1:" + closedPort + " within 5s: ")
+                .contains("refused");
         assertThat(p.elapsedMillis()).isLessThan(5000 + SLACK_MILLIS);
         assertThat(p.stderr()).as("stderr of the probe JVM").isEmpty();
     }
@@ -53,7 +57,8 @@ class UnreachableEtcdTest {
     @DisplayName("silent port (accepts, never answers): one line within connectTimeout, nothing logged, also later")
     void silentPort() throws Exception {
         ConnectProbe.Result p = probe("etcd://127.0.0.1:" + silent.port(), 4000);
-        assertThat(p.error()).startsWith("cannot reach etcd://127.0.0.1:" + silent.port() + " within 5s: ")
+        assertThat(p.error())
+                .startsWith("cannot reach etcd://127.0.0.1:" + silent.port() + " within 5s: ")
                 .contains("did not answer");
         assertThat(p.elapsedMillis()).isLessThan(5000 + SLACK_MILLIS);
         assertThat(p.stderr()).as("stderr of the probe JVM").isEmpty();
@@ -63,20 +68,22 @@ class UnreachableEtcdTest {
     @DisplayName("connectTimeout is honoured (1s, 1.5s) on a silent and a closed port")
     void connectTimeoutSetting() {
         long t0 = System.nanoTime();
-        assertThatThrownBy(() -> Latchkey.connect(URI.create("etcd://127.0.0.1:" + silent.port()),
-                Map.of("connectTimeout", "1s")))
+        assertThatThrownBy(() -> Latchkey.connect(
+                        URI.create("etcd://127.0.0.1:" + silent.port()), Map.of("connectTimeout", "1s")))
                 .isInstanceOf(BackendUnavailableException.class)
                 .hasMessageStartingWith("cannot reach etcd://127.0.0.1:" + silent.port() + " within 1s: ");
         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(1000 + SLACK_MILLIS);
         t0 = System.nanoTime();
-        assertThatThrownBy(() -> Latchkey.connect(URI.create("etcd://127.0.0.1:" + closedPort), Map.of("connectTimeout", "1500ms")))
+        assertThatThrownBy(() -> Latchkey.connect(
+                        URI.create("etcd://127.0.0.1:" + closedPort), Map.of("connectTimeout", "1500ms")))
                 .isInstanceOf(BackendUnavailableException.class)
                 .hasMessageStartingWith("cannot reach etcd://127.0.0.1:" + closedPort + " within 1.5s: ");
         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(1500 + SLACK_MILLIS);
     }
 
     @Test
-    @DisplayName("a reachable etcd: connect, lock, inspect, list and close print nothing on stderr (no gRPC INFO lines)")
+    @DisplayName(
+            "a reachable etcd: connect, lock, inspect, list and close print nothing on stderr (no gRPC INFO lines)")
     void reachableIsQuiet() throws Exception {
         try (EtcdCluster etcd = EtcdCluster.single()) {
             ConnectProbe.Result p = probe(etcd.uri(), 0);

@@ -48,7 +48,7 @@ public enum Dialect {
         if (p.equals("h2")) {
             return H2;
         }
-        throw new IllegalArgumentException("unsupported database '" + product
-                + "'; Latchkey supports PostgreSQL, MariaDB, MySQL and H2");
+        throw new IllegalArgumentException(
+                "unsupported database '" + product + "'; Latchkey supports PostgreSQL, MariaDB, MySQL and H2");
     }
 }

@@ -39,8 +39,11 @@ record Drivers(String driverClass, String url) {
                 return new Drivers(MYSQL, url);
             }
             if (present(MARIADB)) {
-                return new Drivers(MARIADB, lower.contains("permitmysqlscheme") ? url
-                        : url + (url.indexOf('?') >= 0 ? "&" : "?") + "permitMysqlScheme");
+                return new Drivers(
+                        MARIADB,
+                        lower.contains("permitmysqlscheme")
+                                ? url
+                                : url + (url.indexOf('?') >= 0 ? "&" : "?") + "permitMysqlScheme");
             }
             throw missing(url, "com.mysql:mysql-connector-j (or org.mariadb.jdbc:mariadb-java-client)");
         }
@@ -56,16 +59,20 @@ record Drivers(String driverClass, String url) {
 
     private static LockException missing(String url, String artifact) {
         String shown = Redaction.redact(url);
-        return new LockException("no JDBC driver for " + shown + " on the class path: add the dependency " + artifact,
-                null, shown);
+        return new LockException(
+                "no JDBC driver for " + shown + " on the class path: add the dependency " + artifact, null, shown);
     }
 
     /** A new instance of the driver class, from whichever class loader has it. */
     java.sql.Driver load() throws java.sql.SQLException {
-        for (ClassLoader loader : new ClassLoader[] {Drivers.class.getClassLoader(), Thread.currentThread().getContextClassLoader()}) {
+        for (ClassLoader loader : new ClassLoader[] {
+            Drivers.class.getClassLoader(), Thread.currentThread().getContextClassLoader()
+        }) {
             if (loader != null) {
                 try {
-                    return (java.sql.Driver) Class.forName(driverClass, true, loader).getDeclaredConstructor().newInstance();
+                    return (java.sql.Driver) Class.forName(driverClass, true, loader)
+                            .getDeclaredConstructor()
+                            .newInstance();
                 } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
                     // try the next loader
                 }

@@ -29,6 +29,7 @@ final class H2SessionStatements extends SessionStatements {
     private static final int H2_LOCK_TIMEOUT = 50200;
     /** H2 reads LOCK_TIMEOUT 0 as "the default" (seconds): 1 ms is its shortest real wait. */
     private static final int H2_TRY_MILLIS = 1;
+
     private static final int H2_WAIT_SLICE_MILLIS = 100;
 
     private final String lockSql;
@@ -91,11 +92,17 @@ final class H2SessionStatements extends SessionStatements {
     }
 
     @Override
-    long waitLock(Connection c, LockKey k, String owner, long waitMillis, AtomicReference<Statement> running,
-                  AtomicBoolean cancelled) throws SQLException {
+    long waitLock(
+            Connection c,
+            LockKey k,
+            String owner,
+            long waitMillis,
+            AtomicReference<Statement> running,
+            AtomicBoolean cancelled)
+            throws SQLException {
         // wait in slices, so that a cancellation is seen within one slice (each slice still waits inside H2)
         long deadline = Deadlines.after(System.nanoTime(), java.time.Duration.ofMillis(waitMillis));
-        for (;;) {
+        for (; ; ) {
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             if (left <= 0 || cancelled.get()) {
                 return -1;
@@ -170,12 +177,16 @@ final class H2SessionStatements extends SessionStatements {
     /** Lock timeouts, deadlocks and concurrent-update conflicts: someone else has the lock. */
     private static boolean isLockConflict(SQLException e) {
         String state = e.getSQLState();
-        return e.getErrorCode() == H2_LOCK_TIMEOUT || e.getErrorCode() == 90131
-                || "40001".equals(state) || "HYT00".equals(state) || "55P03".equals(state);
+        return e.getErrorCode() == H2_LOCK_TIMEOUT
+                || e.getErrorCode() == 90131
+                || "40001".equals(state)
+                || "HYT00".equals(state)
+                || "55P03".equals(state);
     }
 
     private static boolean isDuplicate(SQLException e) {
-        return "23505".equals(e.getSQLState()) || (e.getSQLState() != null && e.getSQLState().startsWith("23"));
+        return "23505".equals(e.getSQLState())
+                || (e.getSQLState() != null && e.getSQLState().startsWith("23"));
     }
 
     @Override

@@ -48,8 +48,11 @@ public final class JdbcBackendProvider implements LockBackendProvider {
         Drivers driver = Drivers.forUrl(settings.url().url());
         String description = Redaction.redact(url) + " (" + mode.name().toLowerCase(Locale.ROOT) + " mode)";
         HikariDataSource pool = JdbcConnections.openPool(url, driver, settings, settingsMap, description);
-        JdbcLockBackend.Builder b = JdbcLockBackend.builder(pool).mode(mode).namespace(settings.namespace())
-                .createTable(settings.createTable()).dialect(dialect);
+        JdbcLockBackend.Builder b = JdbcLockBackend.builder(pool)
+                .mode(mode)
+                .namespace(settings.namespace())
+                .createTable(settings.createTable())
+                .dialect(dialect);
         if (settings.table() != null) {
             b.table(settings.table());
         }
@@ -60,7 +63,8 @@ public final class JdbcBackendProvider implements LockBackendProvider {
     }
 
     private static String passwordInUrl(String url) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)(?:password|passwd|pwd)=([^&;]*)").matcher(url);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)(?:password|passwd|pwd)=([^&;]*)")
+                .matcher(url);
         if (m.find()) {
             return m.group(1);
         }

@@ -50,8 +50,8 @@ final class JdbcConnections {
      * driver's timeouts from {@code connectTimeout}, and one first connection that reports a failure as soon as
      * the driver gives up ({@link #probe}). A failure is one line ({@link OpenFailures}), never with the password.
      */
-    static HikariDataSource openPool(String url, Drivers driver, JdbcSettings settings, Map<String, String> settingsMap,
-                                     String description) {
+    static HikariDataSource openPool(
+            String url, Drivers driver, JdbcSettings settings, Map<String, String> settingsMap, String description) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(driver.url());
         if (driver.driverClass() != null) {
@@ -126,7 +126,9 @@ final class JdbcConnections {
         DaemonThreads.start("latchkey-jdbc-connect", () -> {
             try (Connection c = d.connect(driver.url(), props)) {
                 if (c == null) {
-                    throw new SQLException("driver " + driver.driverClass() + " does not accept " + Redaction.redact(driver.url()), "08001");
+                    throw new SQLException(
+                            "driver " + driver.driverClass() + " does not accept " + Redaction.redact(driver.url()),
+                            "08001");
                 }
                 done.complete(null);
             } catch (Throwable e) {
@@ -207,7 +209,8 @@ final class JdbcConnections {
     BackendUnavailableException unavailable(String what, String lockName, SQLException e) {
         String exhausted = exhausted(e);
         String msg = "Could not " + what + (lockName == null ? "" : " lock '" + lockName + "'") + " on " + description
-                + ": " + (exhausted != null ? exhausted : clean(e.getMessage()) + " (SQLState " + e.getSQLState() + ")");
+                + ": "
+                + (exhausted != null ? exhausted : clean(e.getMessage()) + " (SQLState " + e.getSQLState() + ")");
         return new BackendUnavailableException(msg, lockName, description, scrub(e));
     }
 
@@ -227,8 +230,7 @@ final class JdbcConnections {
         }
         String why = sessionMode
                 ? "session mode holds one connection per held lock and one per waiting acquisition"
-                : "lease mode borrows one per statement" + (dialectIsPostgres
-                        ? ", plus one for LISTEN" : "");
+                : "lease mode borrows one per statement" + (dialectIsPostgres ? ", plus one for LISTEN" : "");
         return "pool size " + max + " exhausted (" + pool.getActiveConnections() + " in use, "
                 + pool.getThreadsAwaitingConnection() + " more waiting for one); " + why
                 + ": raise the poolSize setting (maximumPoolSize of a DataSource you pass)";

@@ -44,9 +44,15 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
         this.dialect = dialect;
         this.table = b.table;
         this.namespace = b.namespace;
-        this.connections = new JdbcConnections(b.dataSource, b.description != null ? b.description
-                : dialect.displayName() + " DataSource (" + b.mode.name().toLowerCase(java.util.Locale.ROOT) + ", table " + b.table + ")",
-                b.secret, b.mode == JdbcMode.SESSION, dialect == Dialect.POSTGRESQL);
+        this.connections = new JdbcConnections(
+                b.dataSource,
+                b.description != null
+                        ? b.description
+                        : dialect.displayName() + " DataSource ("
+                                + b.mode.name().toLowerCase(java.util.Locale.ROOT) + ", table " + b.table + ")",
+                b.secret,
+                b.mode == JdbcMode.SESSION,
+                dialect == Dialect.POSTGRESQL);
         this.ownedPool = b.ownedPool;
     }
 
@@ -121,7 +127,11 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
             return Set.of(Capability.SESSION_BOUND, Capability.NATIVE_WAIT, Capability.LISTING);
         }
         if (dialect == Dialect.POSTGRESQL) {
-            return Set.of(Capability.SERVER_CLOCK, Capability.NATIVE_WAIT, Capability.LISTING, Capability.SURVIVES_SERVER_RESTART);
+            return Set.of(
+                    Capability.SERVER_CLOCK,
+                    Capability.NATIVE_WAIT,
+                    Capability.LISTING,
+                    Capability.SURVIVES_SERVER_RESTART);
         }
         if (dialect == Dialect.MARIADB) {
             return Set.of(Capability.SERVER_CLOCK, Capability.LISTING, Capability.SURVIVES_SERVER_RESTART);

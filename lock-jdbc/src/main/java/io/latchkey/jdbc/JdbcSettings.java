@@ -16,11 +16,20 @@ import java.util.Set;
  * {@code latchkey_session_locks}), {@code namespace} empty, {@code poolSize} 10 (1–1000), {@code createTable}
  * true, {@code connectTimeout} {@link StoreErrors#DEFAULT_CONNECT_TIMEOUT} (1ms–10m). Immutable.
  */
-record JdbcSettings(JdbcMode mode, String table, String namespace, boolean createTable, int poolSize,
-                    Duration connectTimeout, UrlCredentials url, String user, String password) {
+record JdbcSettings(
+        JdbcMode mode,
+        String table,
+        String namespace,
+        boolean createTable,
+        int poolSize,
+        Duration connectTimeout,
+        UrlCredentials url,
+        String user,
+        String password) {
     /** The settings this backend understands. */
-    static final Set<String> KNOWN = Set.of("table", "mode", "poolSize", "namespace", "createTable", "user", "password",
-            StoreErrors.CONNECT_TIMEOUT);
+    static final Set<String> KNOWN = Set.of(
+            "table", "mode", "poolSize", "namespace", "createTable", "user", "password", StoreErrors.CONNECT_TIMEOUT);
+
     private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofMinutes(10);
 
     /** Reads and checks every setting; {@code table} is null for the mode's default. */
@@ -33,8 +42,11 @@ record JdbcSettings(JdbcMode mode, String table, String namespace, boolean creat
         String namespace = raw.containsKey("namespace") ? SqlNames.checkNamespace(raw.get("namespace")) : "";
         boolean createTable = s.flag("createTable", true);
         int poolSize = s.integer("poolSize", 10, 1, 1000);
-        Duration connectTimeout = s.duration(StoreErrors.CONNECT_TIMEOUT, StoreErrors.DEFAULT_CONNECT_TIMEOUT,
-                Duration.ofMillis(1), MAX_CONNECT_TIMEOUT);
+        Duration connectTimeout = s.duration(
+                StoreErrors.CONNECT_TIMEOUT,
+                StoreErrors.DEFAULT_CONNECT_TIMEOUT,
+                Duration.ofMillis(1),
+                MAX_CONNECT_TIMEOUT);
         UrlCredentials inUrl = UrlCredentials.of(jdbcUrl);
         String user = oneOf("user", raw.get("user"), inUrl.user(), jdbcUrl);
         String password = oneOf("password", raw.get("password"), inUrl.password(), jdbcUrl);
@@ -44,8 +56,9 @@ record JdbcSettings(JdbcMode mode, String table, String namespace, boolean creat
     /** A credential given in the URL's user-info or as a setting; both, when they differ, is ambiguous. */
     private static String oneOf(String key, String setting, String inUrl, String url) {
         if (setting != null && inUrl != null && !setting.equals(inUrl)) {
-            throw new IllegalArgumentException("the " + key + " is given twice, in the URL's user info and as the setting '"
-                    + key + "', with different values, for " + io.latchkey.spi.Redaction.redact(url) + "; give it once");
+            throw new IllegalArgumentException("the " + key
+                    + " is given twice, in the URL's user info and as the setting '" + key
+                    + "', with different values, for " + io.latchkey.spi.Redaction.redact(url) + "; give it once");
         }
         return setting != null ? setting : inUrl;
     }
@@ -53,7 +66,8 @@ record JdbcSettings(JdbcMode mode, String table, String namespace, boolean creat
     /** Never shows the password. */
     @Override
     public String toString() {
-        return "JdbcSettings[mode=" + mode + ", table=" + table + ", namespace=" + namespace + ", createTable=" + createTable
-                + ", poolSize=" + poolSize + ", connectTimeout=" + connectTimeout + ", user=" + user + "]";
+        return "JdbcSettings[mode=" + mode + ", table=" + table + ", namespace=" + namespace + ", createTable="
+                + createTable + ", poolSize=" + poolSize + ", connectTimeout=" + connectTimeout + ", user=" + user
+                + "]";
     }
 }

@@ -45,7 +45,8 @@ final class LeaseBackend extends JdbcLockBackend {
         super(b, dialect);
         this.sql = new LeaseStatements(table, dialect);
         this.wakeups = dialect == Dialect.POSTGRESQL
-                ? new PgWaiting(connections, table.toLowerCase(java.util.Locale.ROOT), this::passOn) : null;
+                ? new PgWaiting(connections, table.toLowerCase(java.util.Locale.ROOT), this::passOn)
+                : null;
     }
 
     @Override
@@ -82,8 +83,12 @@ final class LeaseBackend extends JdbcLockBackend {
             if (o.holder() == null) {
                 return Busy.UNKNOWN;
             }
-            return new Busy(o.holder(), o.holderToken(), o.remainingMicros() >= 0
-                    ? Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(o.remainingMicros())) : null);
+            return new Busy(
+                    o.holder(),
+                    o.holderToken(),
+                    o.remainingMicros() >= 0
+                            ? Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(o.remainingMicros()))
+                            : null);
         } catch (SQLException e) {
             if (dialect == Dialect.H2 && isConflict(e)) {
                 return Busy.UNKNOWN; // a concurrent attempt on the same row won
@@ -96,7 +101,9 @@ final class LeaseBackend extends JdbcLockBackend {
 
     private static boolean isConflict(SQLException e) {
         String state = e.getSQLState();
-        return e.getErrorCode() == 50200 || e.getErrorCode() == 90131 || "40001".equals(state)
+        return e.getErrorCode() == 50200
+                || e.getErrorCode() == 90131
+                || "40001".equals(state)
                 || (state != null && state.startsWith("23"));
     }
 
@@ -112,7 +119,7 @@ final class LeaseBackend extends JdbcLockBackend {
         boolean granted = false;
         try (PgWaiting.Waiter waiter = wakeups.register(key)) {
             try {
-                for (;;) {
+                for (; ; ) {
                     long since = wakeups.snapshot();
                     int pid = wakeups.pid();
                     long left = waitNanos - (System.nanoTime() - begin);

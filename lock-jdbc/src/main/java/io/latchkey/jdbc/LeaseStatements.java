@@ -59,20 +59,26 @@ final class LeaseStatements extends SqlTable {
                 String grantable = "(l.expires_at IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner)";
                 String mineLive = "l.owner = EXCLUDED.owner AND l.expires_at > now()";
                 String me = "CAST(? AS INTEGER)";
-                acquireSql = "WITH up AS (INSERT INTO " + table + " AS l (ns, name, owner, token, acquired_at, expires_at)"
+                acquireSql = "WITH up AS (INSERT INTO " + table
+                        + " AS l (ns, name, owner, token, acquired_at, expires_at)"
                         + " VALUES (?, ?, ?, 1, now(), " + plusLease + ")"
                         + " ON CONFLICT (ns, name) DO UPDATE SET"
-                        + " token = CASE WHEN " + grantable + " THEN CASE WHEN " + mineLive + " THEN l.token ELSE l.token + 1 END ELSE l.token END,"
-                        + " acquired_at = CASE WHEN " + grantable + " THEN CASE WHEN " + mineLive + " THEN l.acquired_at ELSE now() END ELSE l.acquired_at END,"
+                        + " token = CASE WHEN " + grantable + " THEN CASE WHEN " + mineLive
+                        + " THEN l.token ELSE l.token + 1 END ELSE l.token END,"
+                        + " acquired_at = CASE WHEN " + grantable + " THEN CASE WHEN " + mineLive
+                        + " THEN l.acquired_at ELSE now() END ELSE l.acquired_at END,"
                         + " owner = CASE WHEN " + grantable + " THEN EXCLUDED.owner ELSE l.owner END,"
                         + " expires_at = CASE WHEN " + grantable + " THEN EXCLUDED.expires_at ELSE l.expires_at END,"
                         + " released_by = CASE WHEN " + grantable + " THEN NULL ELSE l.released_by END,"
-                        + " waiting = CASE WHEN " + grantable + " THEN array_remove(l.waiting, " + me + ") ELSE array_append(l.waiting, " + me + ") END"
-                        + " WHERE " + grantable + " OR (" + me + " IS NOT NULL AND NOT (" + me + " = ANY(coalesce(l.waiting, '{}'))))"
+                        + " waiting = CASE WHEN " + grantable + " THEN array_remove(l.waiting, " + me
+                        + ") ELSE array_append(l.waiting, " + me + ") END"
+                        + " WHERE " + grantable + " OR (" + me + " IS NOT NULL AND NOT (" + me
+                        + " = ANY(coalesce(l.waiting, '{}'))))"
                         + " RETURNING token, owner)"
                         + " SELECT true, token, NULL, NULL FROM up WHERE owner = CAST(? AS TEXT)"
                         + " UNION ALL SELECT false, token, owner, CAST(EXTRACT(EPOCH FROM (expires_at - now())) * 1000000 AS BIGINT)"
-                        + " FROM " + table + " WHERE ns = ? AND name = ? AND NOT EXISTS (SELECT 1 FROM up WHERE owner = CAST(? AS TEXT))";
+                        + " FROM " + table
+                        + " WHERE ns = ? AND name = ? AND NOT EXISTS (SELECT 1 FROM up WHERE owner = CAST(? AS TEXT))";
             }
             case MARIADB -> {
                 now = "UTC_TIMESTAMP(6)";
@@ -83,7 +89,8 @@ final class LeaseStatements extends SqlTable {
                 acquireSql = "INSERT INTO " + table + " (ns, name, owner, token, acquired_at, expires_at, released_by)"
                         + " VALUES (?, ?, ?, LAST_INSERT_ID(1), UTC_TIMESTAMP(6), " + plusLease + ", NULL)"
                         + " ON DUPLICATE KEY UPDATE"
-                        + " token = IF(" + free + ", LAST_INSERT_ID(token + 1), IF(owner = VALUES(owner), LAST_INSERT_ID(token), token + LAST_INSERT_ID(0))),"
+                        + " token = IF(" + free
+                        + ", LAST_INSERT_ID(token + 1), IF(owner = VALUES(owner), LAST_INSERT_ID(token), token + LAST_INSERT_ID(0))),"
                         + " acquired_at = IF(" + free + ", VALUES(acquired_at), acquired_at),"
                         + " released_by = IF(" + free + ", NULL, released_by),"
                         + " owner = IF(" + free + ", VALUES(owner), owner),"
@@ -92,7 +99,8 @@ final class LeaseStatements extends SqlTable {
             case H2 -> {
                 now = "CURRENT_TIMESTAMP";
                 plusLease = "DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)";
-                acquireSql = "SELECT token FROM FINAL TABLE (MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(64)),"
+                acquireSql = "SELECT token FROM FINAL TABLE (MERGE INTO " + table
+                        + " l USING (VALUES (CAST(? AS VARCHAR(64)),"
                         + " CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(255)), CAST(? AS BIGINT))) v(ns, name, owner, micros)"
                         + " ON l.ns = v.ns AND l.name = v.name"
                         + " WHEN MATCHED AND (l.expires_at IS NULL OR l.expires_at <= CURRENT_TIMESTAMP OR l.owner = v.owner) THEN UPDATE SET"
@@ -112,13 +120,19 @@ final class LeaseStatements extends SqlTable {
         if (dialect == Dialect.POSTGRESQL) {
             // wake ONE waiter: the first live pid of the row's queue (dead sessions are dropped from it), with
             // a NOTIFY on that listener's own channel, sent when the release commits; nobody queued, no NOTIFY
-            String prune = ", waiting = CASE WHEN cardinality(waiting) > 0 THEN " + live("waiting") + " ELSE waiting END";
+            String prune =
+                    ", waiting = CASE WHEN cardinality(waiting) > 0 THEN " + live("waiting") + " ELSE waiting END";
             String notify = " RETURNING ns, name, waiting[1] AS next) " + NOTIFY_NEXT;
-            releaseSql = "WITH r AS (" + clear.replace(" SET owner = NULL, expires_at = NULL", " SET owner = NULL, expires_at = NULL" + prune) + notify;
+            releaseSql = "WITH r AS ("
+                    + clear.replace(
+                            " SET owner = NULL, expires_at = NULL", " SET owner = NULL, expires_at = NULL" + prune)
+                    + notify;
             forceSql = "WITH r AS (" + force.replace(" expires_at = NULL", " expires_at = NULL" + prune) + notify;
-            leaveSql = "WITH r AS (UPDATE " + table + " SET waiting = " + live("array_remove(waiting, CAST(? AS INTEGER))")
-                    + " WHERE ns = ? AND name = ? AND CAST(? AS INTEGER) = ANY(waiting)"
-                    + " RETURNING ns, name, CASE WHEN expires_at IS NULL OR expires_at <= now() THEN waiting[1] END AS next) " + NOTIFY_NEXT;
+            leaveSql =
+                    "WITH r AS (UPDATE " + table + " SET waiting = " + live("array_remove(waiting, CAST(? AS INTEGER))")
+                            + " WHERE ns = ? AND name = ? AND CAST(? AS INTEGER) = ANY(waiting)"
+                            + " RETURNING ns, name, CASE WHEN expires_at IS NULL OR expires_at <= now() THEN waiting[1] END AS next) "
+                            + NOTIFY_NEXT;
         } else {
             releaseSql = clear;
             forceSql = force;
@@ -129,8 +143,10 @@ final class LeaseStatements extends SqlTable {
             case MARIADB -> "TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at)";
             default -> "DATEDIFF(MICROSECOND, CURRENT_TIMESTAMP, expires_at)";
         };
-        holderSql = "SELECT owner, token, " + remaining + " FROM " + table + " WHERE ns = ? AND name = ? AND expires_at > " + now;
-        inspectSql = "SELECT owner, token, acquired_at, expires_at FROM " + table + " WHERE ns = ? AND name = ? AND expires_at > " + now;
+        holderSql = "SELECT owner, token, " + remaining + " FROM " + table
+                + " WHERE ns = ? AND name = ? AND expires_at > " + now;
+        inspectSql = "SELECT owner, token, acquired_at, expires_at FROM " + table
+                + " WHERE ns = ? AND name = ? AND expires_at > " + now;
         listSql = "SELECT name, owner, token, acquired_at, expires_at FROM " + table
                 + " WHERE ns = ? AND name LIKE ? ESCAPE '!' AND expires_at > " + now + " ORDER BY name";
     }
@@ -272,7 +288,8 @@ final class LeaseStatements extends SqlTable {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                return Optional.of(info(k.name(), rs.getString(1), rs.getLong(2), getInstant(rs, 3), getInstant(rs, 4)));
+                return Optional.of(
+                        info(k.name(), rs.getString(1), rs.getLong(2), getInstant(rs, 3), getInstant(rs, 4)));
             }
         }
     }

@@ -41,8 +41,14 @@ final class MariaDbSessionStatements extends SessionStatements {
     }
 
     @Override
-    long waitLock(Connection c, LockKey k, String owner, long waitMillis, AtomicReference<Statement> running,
-                  AtomicBoolean cancelled) throws SQLException {
+    long waitLock(
+            Connection c,
+            LockKey k,
+            String owner,
+            long waitMillis,
+            AtomicReference<Statement> running,
+            AtomicBoolean cancelled)
+            throws SQLException {
         return lock(c, k, owner, waitMillis, running);
     }
 

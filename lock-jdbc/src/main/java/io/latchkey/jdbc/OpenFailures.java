@@ -26,11 +26,10 @@ import java.util.regex.Pattern;
 final class OpenFailures {
     private static final Pattern TARGET = Pattern.compile("^(jdbc:[A-Za-z0-9]+:(?:[A-Za-z0-9]+:)?//[^/?;]*)");
 
-    private OpenFailures() {
-    }
+    private OpenFailures() {}
 
-    static BackendUnavailableException of(String url, Map<String, String> settings, Duration timeout, String description,
-            Exception e) {
+    static BackendUnavailableException of(
+            String url, Map<String, String> settings, Duration timeout, String description, Exception e) {
         SQLException sql = find(e, SQLException.class);
         Throwable root = root(e);
         String reason = Redaction.scrub(message(sql != null ? sql : root), url, settings);
@@ -41,13 +40,19 @@ final class OpenFailures {
         String state = sql == null ? null : sql.getSQLState();
         if (state != null && state.startsWith("28") || sql != null && sql.getErrorCode() == 1045) {
             out = StoreErrors.authenticationFailed(target, reason, null, cause);
-        } else if (state != null && state.startsWith("08") || sql instanceof SQLTimeoutException
-                || find(e, ConnectException.class) != null || find(e, SocketTimeoutException.class) != null
-                || find(e, UnknownHostException.class) != null || find(e, NoRouteToHostException.class) != null) {
+        } else if (state != null && state.startsWith("08")
+                || sql instanceof SQLTimeoutException
+                || find(e, ConnectException.class) != null
+                || find(e, SocketTimeoutException.class) != null
+                || find(e, UnknownHostException.class) != null
+                || find(e, NoRouteToHostException.class) != null) {
             out = StoreErrors.cannotReach(target, timeout, reason, null, cause);
         } else {
-            out = new BackendUnavailableException("Could not open a connection pool to " + description + ": "
-                    + StoreErrors.oneLine(reason), null, description, cause);
+            out = new BackendUnavailableException(
+                    "Could not open a connection pool to " + description + ": " + StoreErrors.oneLine(reason),
+                    null,
+                    description,
+                    cause);
         }
         return out;
     }

@@ -38,9 +38,11 @@ final class PgSessionStatements extends SessionStatements {
         trySql = insert + " WHERE pg_try_advisory_lock(?)" + upsert;
         waitSql = "WITH w AS (SELECT pg_advisory_lock(?)) " + insert + " FROM w" + upsert;
         stillHeldSql = "SELECT count(*) FROM pg_locks k WHERE " + LOCK_OF + " AND k.pid = pg_backend_pid()";
-        holderSql = "SELECT t.owner, t.token, t.acquired_at, t.holder_session FROM " + table + " t WHERE t.ns = ? AND t.name = ?"
-                + " AND EXISTS (SELECT 1 FROM pg_locks k WHERE " + LOCK_OF + " AND k.pid = t.holder_session)";
-        listSql = "SELECT t.name, t.owner, t.token, t.acquired_at, k.classid::bigint, k.objid::bigint FROM " + table + " t"
+        holderSql = "SELECT t.owner, t.token, t.acquired_at, t.holder_session FROM " + table
+                + " t WHERE t.ns = ? AND t.name = ?" + " AND EXISTS (SELECT 1 FROM pg_locks k WHERE " + LOCK_OF
+                + " AND k.pid = t.holder_session)";
+        listSql = "SELECT t.name, t.owner, t.token, t.acquired_at, k.classid::bigint, k.objid::bigint FROM " + table
+                + " t"
                 + " JOIN pg_locks k ON k.locktype = 'advisory' AND k.granted AND k.objsubid = 1 AND k.pid = t.holder_session"
                 + " WHERE t.ns = ? AND t.name LIKE ? ESCAPE '!' ORDER BY t.name";
     }
@@ -57,8 +59,14 @@ final class PgSessionStatements extends SessionStatements {
     }
 
     @Override
-    long waitLock(Connection c, LockKey k, String owner, long waitMillis, AtomicReference<Statement> running,
-                  AtomicBoolean cancelled) throws SQLException {
+    long waitLock(
+            Connection c,
+            LockKey k,
+            String owner,
+            long waitMillis,
+            AtomicReference<Statement> running,
+            AtomicBoolean cancelled)
+            throws SQLException {
         // the server queues the waiter; the caller bounds the wait by cancelling the statement
         try (PreparedStatement ps = c.prepareStatement(waitSql)) {
             running.set(ps);

@@ -69,7 +69,7 @@ final class PgWaiting implements AutoCloseable {
             long left = timeoutNanos;
             lock.lockInterruptibly();
             try {
-                for (;;) {
+                for (; ; ) {
                     Long last = lastNotified.get(key);
                     if (last != null && last > since) {
                         return true;
@@ -146,7 +146,11 @@ final class PgWaiting implements AutoCloseable {
             try {
                 passOn.accept(key, myPid);
             } catch (RuntimeException e) {
-                log.debug("passing on a wake-up for {} on {} failed; the next waiter will poll", key, connections.description, e);
+                log.debug(
+                        "passing on a wake-up for {} on {} failed; the next waiter will poll",
+                        key,
+                        connections.description,
+                        e);
             }
         }
         if (lastNotified.size() > PRUNE_ABOVE) {
@@ -189,7 +193,11 @@ final class PgWaiting implements AutoCloseable {
                 }
             } catch (SQLException | RuntimeException e) {
                 if (!closed) {
-                    log.debug("LISTEN connection for {} failed; reconnecting in {} ms", connections.description, backoff, e);
+                    log.debug(
+                            "LISTEN connection for {} failed; reconnecting in {} ms",
+                            connections.description,
+                            backoff,
+                            e);
                 }
             } finally {
                 pid = 0;

@@ -74,7 +74,8 @@ final class SessionBackend extends JdbcLockBackend {
         return attempt(request, maxWait, new AtomicBoolean());
     }
 
-    private AcquireResult attempt(AcquireRequest request, Duration maxWait, AtomicBoolean cancelled) throws InterruptedException {
+    private AcquireResult attempt(AcquireRequest request, Duration maxWait, AtomicBoolean cancelled)
+            throws InterruptedException {
         LockKey k = key(request.name());
         long start = System.nanoTime();
         Connection c = null;
@@ -90,13 +91,20 @@ final class SessionBackend extends JdbcLockBackend {
                     return other;
                 }
                 waited = true;
-                token = waiting.inDatabase(c, k, request.owner(), maxWait, cancelled, sql.runsOnCallerThread(),
+                token = waiting.inDatabase(
+                        c,
+                        k,
+                        request.owner(),
+                        maxWait,
+                        cancelled,
+                        sql.runsOnCallerThread(),
                         abandoned -> putBackAfterWait(abandoned, k, request.owner()));
                 if (token == SessionWaiting.HANDED_OFF) {
                     c = null; // the waiting thread returns it
                 }
                 if (Thread.interrupted()) {
-                    throw new InterruptedException("interrupted while waiting for lock '" + request.name() + "' on " + description());
+                    throw new InterruptedException(
+                            "interrupted while waiting for lock '" + request.name() + "' on " + description());
                 }
                 if (token < 0) {
                     return other;
@@ -146,7 +154,11 @@ final class SessionBackend extends JdbcLockBackend {
             return Busy.UNKNOWN;
         }
         if (h.get().owner() != null && h.get().owner().equals(request.owner())) {
-            return new Grant(request.name(), request.owner(), h.get().token(), validUntil(start, request.lease()),
+            return new Grant(
+                    request.name(),
+                    request.owner(),
+                    h.get().token(),
+                    validUntil(start, request.lease()),
                     SessionHold.adopted(k, h.get().session()));
         }
         return new Busy(h.get().owner(), h.get().token(), null);
@@ -157,7 +169,9 @@ final class SessionBackend extends JdbcLockBackend {
         SessionHold hold = (SessionHold) grant.state();
         long start = System.nanoTime();
         if (hold.isAdopted()) {
-            return adoptedStillHeld(grant) ? RenewResult.renewed(validUntil(start, lease)) : RenewResult.notHeld(lostReason(grant));
+            return adoptedStillHeld(grant)
+                    ? RenewResult.renewed(validUntil(start, lease))
+                    : RenewResult.notHeld(lostReason(grant));
         }
         hold.lock.lock();
         try {
@@ -197,7 +211,9 @@ final class SessionBackend extends JdbcLockBackend {
         SessionHold hold = (SessionHold) grant.state();
         try {
             Optional<SessionStatements.Holder> h = withConnection(c -> sql.holder(c, hold.key));
-            return h.isPresent() && grant.owner().equals(h.get().owner()) && h.get().token() == grant.fencingToken()
+            return h.isPresent()
+                    && grant.owner().equals(h.get().owner())
+                    && h.get().token() == grant.fencingToken()
                     && h.get().session() == hold.adoptedSession;
         } catch (SQLException e) {
             throw connections.unavailable("renew", grant.name(), e);
@@ -278,7 +294,8 @@ final class SessionBackend extends JdbcLockBackend {
     public Optional<LockInfo> inspect(String name) {
         try {
             return withConnection(c -> sql.holder(c, key(name)))
-                    .map(h -> new LockInfo(name, h.owner(), h.token(), Optional.ofNullable(h.acquiredAt()), Optional.empty()));
+                    .map(h -> new LockInfo(
+                            name, h.owner(), h.token(), Optional.ofNullable(h.acquiredAt()), Optional.empty()));
         } catch (SQLException e) {
             throw connections.unavailable("inspect", name, e);
         }

@@ -35,8 +35,7 @@ import java.util.concurrent.locks.LockSupport;
 abstract sealed class SessionStatements extends SqlTable
         permits PgSessionStatements, MariaDbSessionStatements, H2SessionStatements {
     /** Who holds a lock, as the database says. */
-    record Holder(String owner, long token, Instant acquiredAt, long session) {
-    }
+    record Holder(String owner, long token, Instant acquiredAt, long session) {}
 
     private static final long KILL_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -99,8 +98,14 @@ abstract sealed class SessionStatements extends SqlTable
      * Waits in the database up to {@code waitMillis}; the token if taken, else -1. The running statement is
      * published in {@code running} so that another thread can cancel it.
      */
-    abstract long waitLock(Connection c, LockKey k, String owner, long waitMillis, AtomicReference<Statement> running,
-                           AtomicBoolean cancelled) throws SQLException;
+    abstract long waitLock(
+            Connection c,
+            LockKey k,
+            String owner,
+            long waitMillis,
+            AtomicReference<Statement> running,
+            AtomicBoolean cancelled)
+            throws SQLException;
 
     /** Whether this pinned connection still holds the lock for {@code owner}. Throws if the connection is dead. */
     abstract boolean stillHeld(Connection c, LockKey k, String owner) throws SQLException;
@@ -148,8 +153,9 @@ abstract sealed class SessionStatements extends SqlTable
             setName(ps, 2, SqlNames.likePrefix(prefix));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    out.add(new Candidate(getName(rs, 1), new Holder(rs.getString(2), rs.getLong(3), getInstant(rs, 4),
-                            rs.getLong(5))));
+                    out.add(new Candidate(
+                            getName(rs, 1),
+                            new Holder(rs.getString(2), rs.getLong(3), getInstant(rs, 4), rs.getLong(5))));
                 }
             }
         }
@@ -157,12 +163,12 @@ abstract sealed class SessionStatements extends SqlTable
     }
 
     /** A row of the table that may be held. */
-    record Candidate(String name, Holder holder) {
-    }
+    record Candidate(String name, Holder holder) {}
 
     /** The session id of a connection by {@code sql}. */
     static long sessionId(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }

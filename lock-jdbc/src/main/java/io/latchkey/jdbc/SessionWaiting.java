@@ -90,9 +90,17 @@ final class SessionWaiting implements AutoCloseable {
      * token if the lock was taken, -1 if not, or {@link #HANDED_OFF} when the caller gave up and the worker
      * now owns {@code c} and returns it through {@code abandoned}.
      */
-    long inDatabase(Connection c, LockKey k, String owner, Duration maxWait, AtomicBoolean cancelled, boolean onWorker,
-                    Abandoned abandoned) throws SQLException {
-        long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(maxWait.toNanos(), TimeUnit.DAYS.toNanos(1))));
+    long inDatabase(
+            Connection c,
+            LockKey k,
+            String owner,
+            Duration maxWait,
+            AtomicBoolean cancelled,
+            boolean onWorker,
+            Abandoned abandoned)
+            throws SQLException {
+        long waitMillis =
+                Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(maxWait.toNanos(), TimeUnit.DAYS.toNanos(1))));
         AtomicReference<Statement> running = new AtomicReference<>();
         if (onWorker) {
             return sql.waitLock(c, k, owner, waitMillis, running, cancelled);
@@ -146,7 +154,7 @@ final class SessionWaiting implements AutoCloseable {
     private static <T> T getUninterruptibly(Future<T> f) throws ExecutionException {
         boolean interrupted = false;
         try {
-            for (;;) {
+            for (; ; ) {
                 try {
                     return f.get();
                 } catch (InterruptedException e) {

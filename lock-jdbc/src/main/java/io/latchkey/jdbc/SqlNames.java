@@ -12,12 +12,13 @@ import java.util.regex.Pattern;
  */
 final class SqlNames {
     /** {@code table} or {@code schema.table}; each part a plain unquoted identifier of at most 48 characters. */
-    private static final Pattern TABLE = Pattern.compile("(?:[A-Za-z_][A-Za-z0-9_]{0,47}\\.)?[A-Za-z_][A-Za-z0-9_]{0,47}");
+    private static final Pattern TABLE =
+            Pattern.compile("(?:[A-Za-z_][A-Za-z0-9_]{0,47}\\.)?[A-Za-z_][A-Za-z0-9_]{0,47}");
+
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9_.:-]{0,64}");
     private static final char[] HEX = "0123456789abcdef".toCharArray();
 
-    private SqlNames() {
-    }
+    private SqlNames() {}
 
     static String checkTable(String table) {
         if (table == null || !TABLE.matcher(table).matches()) {
@@ -30,8 +31,9 @@ final class SqlNames {
 
     static String checkNamespace(String namespace) {
         if (namespace == null || !NAMESPACE.matcher(namespace).matches()) {
-            throw new IllegalArgumentException("namespace must be 0 to 64 characters of letters, digits, '_', '.', ':' "
-                    + "or '-'; was " + (namespace == null ? "null" : "'" + namespace.replaceAll("\\p{Cntrl}", "?") + "'"));
+            throw new IllegalArgumentException(
+                    "namespace must be 0 to 64 characters of letters, digits, '_', '.', ':' " + "or '-'; was "
+                            + (namespace == null ? "null" : "'" + namespace.replaceAll("\\p{Cntrl}", "?") + "'"));
         }
         return namespace;
     }

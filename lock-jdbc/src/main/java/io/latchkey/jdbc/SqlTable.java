@@ -89,16 +89,17 @@ abstract class SqlTable {
                         + "  released_by    VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,\n"
                         + "  PRIMARY KEY (ns, name)) ENGINE=InnoDB");
             case H2:
-                return List.of("CREATE TABLE IF NOT EXISTS " + table + " (\n"
-                        + "  ns             VARCHAR(64) NOT NULL,\n"
-                        + "  name           VARCHAR(255) NOT NULL,\n"
-                        + "  owner          VARCHAR(255),\n"
-                        + "  token          BIGINT NOT NULL,\n"
-                        + "  acquired_at    TIMESTAMP(6) WITH TIME ZONE,\n"
-                        + "  expires_at     TIMESTAMP(6) WITH TIME ZONE,\n"
-                        + "  holder_session BIGINT,\n"
-                        + "  released_by    VARCHAR(255),\n"
-                        + "  PRIMARY KEY (ns, name))",
+                return List.of(
+                        "CREATE TABLE IF NOT EXISTS " + table + " (\n"
+                                + "  ns             VARCHAR(64) NOT NULL,\n"
+                                + "  name           VARCHAR(255) NOT NULL,\n"
+                                + "  owner          VARCHAR(255),\n"
+                                + "  token          BIGINT NOT NULL,\n"
+                                + "  acquired_at    TIMESTAMP(6) WITH TIME ZONE,\n"
+                                + "  expires_at     TIMESTAMP(6) WITH TIME ZONE,\n"
+                                + "  holder_session BIGINT,\n"
+                                + "  released_by    VARCHAR(255),\n"
+                                + "  PRIMARY KEY (ns, name))",
                         "CREATE SEQUENCE IF NOT EXISTS " + table + "_token_seq");
             default:
                 throw new IllegalStateException("unknown dialect " + dialect);

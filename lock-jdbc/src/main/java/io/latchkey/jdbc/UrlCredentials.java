@@ -22,7 +22,9 @@ record UrlCredentials(String url, String user, String password) {
                 // H2 has no user-info convention; a lone one is taken as the password, as Redaction hides it
                 return new UrlCredentials(params.url(), params.user(), info.user());
             }
-            return new UrlCredentials(params.url(), info.user() != null ? info.user() : params.user(),
+            return new UrlCredentials(
+                    params.url(),
+                    info.user() != null ? info.user() : params.user(),
                     info.password() != null ? info.password() : params.password());
         }
         return userInfo(jdbcUrl);
@@ -52,7 +54,8 @@ record UrlCredentials(String url, String user, String password) {
         int colon = userInfo.indexOf(':');
         String user = colon >= 0 ? userInfo.substring(0, colon) : userInfo;
         String password = colon >= 0 ? userInfo.substring(colon + 1) : null;
-        return new UrlCredentials(stripped, user.isEmpty() ? null : decode(user), password == null ? null : decode(password));
+        return new UrlCredentials(
+                stripped, user.isEmpty() ? null : decode(user), password == null ? null : decode(password));
     }
 
     /*
@@ -67,7 +70,8 @@ record UrlCredentials(String url, String user, String password) {
         rest.append(parts[0]);
         for (int i = 1; i < parts.length; i++) {
             String part = parts[i];
-            String key = part.contains("=") ? part.substring(0, part.indexOf('=')).trim() : "";
+            String key =
+                    part.contains("=") ? part.substring(0, part.indexOf('=')).trim() : "";
             if (key.equalsIgnoreCase("USER")) {
                 user = part.substring(part.indexOf('=') + 1);
             } else if (key.equalsIgnoreCase("PASSWORD")) {

@@ -20,8 +20,8 @@ import javax.sql.DataSource;
  * recorded; setAutoCommit is, as "autocommit=…", since some drivers send it.)
  */
 final class CountingDataSource implements DataSource {
-    private static final Set<String> EXECUTIONS = Set.of("execute", "executeQuery", "executeUpdate", "executeLargeUpdate",
-            "executeBatch", "executeLargeBatch");
+    private static final Set<String> EXECUTIONS = Set.of(
+            "execute", "executeQuery", "executeUpdate", "executeLargeUpdate", "executeBatch", "executeLargeBatch");
 
     private final DataSource delegate;
     final List<String> sent = new CopyOnWriteArrayList<>();
@@ -62,11 +62,11 @@ final class CountingDataSource implements DataSource {
             switch (m.getName()) {
                 case "commit", "rollback" -> record(m.getName().toUpperCase());
                 case "setAutoCommit" -> record("autocommit=" + args[0]);
-                default -> {
-                }
+                default -> {}
             }
             Object r = invoke(real, m, args);
-            if (r instanceof Statement s && (m.getName().startsWith("prepare") || m.getName().equals("createStatement"))) {
+            if (r instanceof Statement s
+                    && (m.getName().startsWith("prepare") || m.getName().equals("createStatement"))) {
                 String sql = args != null && args.length > 0 && args[0] instanceof String text ? text : null;
                 return wrapStatement(s, sql);
             }
@@ -77,7 +77,8 @@ final class CountingDataSource implements DataSource {
 
     private Statement wrapStatement(Statement real, String preparedSql) {
         Class<?>[] types = real instanceof java.sql.PreparedStatement
-                ? new Class<?>[] {java.sql.PreparedStatement.class} : new Class<?>[] {Statement.class};
+                ? new Class<?>[] {java.sql.PreparedStatement.class}
+                : new Class<?>[] {Statement.class};
         InvocationHandler h = (proxy, m, args) -> {
             if (EXECUTIONS.contains(m.getName())) {
                 String sql = args != null && args.length > 0 && args[0] instanceof String text ? text : preparedSql;
@@ -96,17 +97,38 @@ final class CountingDataSource implements DataSource {
         }
     }
 
-    @Override public PrintWriter getLogWriter() throws SQLException { return delegate.getLogWriter(); }
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+        return delegate.getLogWriter();
+    }
 
-    @Override public void setLogWriter(PrintWriter out) throws SQLException { delegate.setLogWriter(out); }
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+        delegate.setLogWriter(out);
+    }
 
-    @Override public void setLoginTimeout(int seconds) throws SQLException { delegate.setLoginTimeout(seconds); }
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+        delegate.setLoginTimeout(seconds);
+    }
 
-    @Override public int getLoginTimeout() throws SQLException { return delegate.getLoginTimeout(); }
+    @Override
+    public int getLoginTimeout() throws SQLException {
+        return delegate.getLoginTimeout();
+    }
 
-    @Override public Logger getParentLogger() throws SQLFeatureNotSupportedException { return delegate.getParentLogger(); }
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        return delegate.getParentLogger();
+    }
 
-    @Override public <T> T unwrap(Class<T> iface) throws SQLException { return delegate.unwrap(iface); }
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        return delegate.unwrap(iface);
+    }
 
-    @Override public boolean isWrapperFor(Class<?> iface) throws SQLException { return delegate.isWrapperFor(iface); }
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return delegate.isWrapperFor(iface);
+    }
 }

@@ -1,13 +1,13 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.servers.RunningServer;
+import io.latchkey.servers.ServerControl;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
 import io.latchkey.tck.TckSettings;
-import java.time.Duration;
-import io.latchkey.servers.RunningServer;
-import io.latchkey.servers.ServerControl;
 import java.net.URI;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.opentest4j.TestAbortedException;
@@ -42,8 +42,11 @@ abstract class JdbcBackendTck extends LockBackendTck {
      */
     @Override
     protected TckSettings settings() {
-        return server() == null ? TckSettings.defaults()
-                : TckSettings.defaults().toBuilder().shortLease(Duration.ofSeconds(2)).build();
+        return server() == null
+                ? TckSettings.defaults()
+                : TckSettings.defaults().toBuilder()
+                        .shortLease(Duration.ofSeconds(2))
+                        .build();
     }
 
     @Override
@@ -87,7 +90,8 @@ abstract class JdbcBackendTck extends LockBackendTck {
     private ServerControl control() {
         RunningServer s = server();
         if (s == null) {
-            throw new TestAbortedException("an embedded H2 database runs inside this JVM and cannot be paused or restarted");
+            throw new TestAbortedException(
+                    "an embedded H2 database runs inside this JVM and cannot be paused or restarted");
         }
         return s.requireFaultInjection();
     }

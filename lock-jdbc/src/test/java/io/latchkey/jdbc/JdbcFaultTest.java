@@ -43,7 +43,13 @@ class JdbcFaultTest {
     }
 
     private static LockClient client(Dialect d, JdbcMode mode) {
-        return Latchkey.connect(URI.create(db.url(d)), Map.of("mode", mode.name().toLowerCase(), "table", "fault_" + mode.name().toLowerCase()));
+        return Latchkey.connect(
+                URI.create(db.url(d)),
+                Map.of(
+                        "mode",
+                        mode.name().toLowerCase(),
+                        "table",
+                        "fault_" + mode.name().toLowerCase()));
     }
 
     private static String unique(String what) {
@@ -51,14 +57,22 @@ class JdbcFaultTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Dialect.class, names = {"POSTGRESQL", "MARIADB"})
+    @EnumSource(
+            value = Dialect.class,
+            names = {"POSTGRESQL", "MARIADB"})
     @DisplayName("session mode: a holder whose session is killed server-side reports SESSION_LOST and the lock frees")
     void killedSessionIsReportedAndTheLockFrees(Dialect d) throws Exception {
         String name = unique("killed");
-        try (LockClient holder = client(d, JdbcMode.SESSION); LockClient other = client(d, JdbcMode.SESSION)) {
-            LockHandle h = holder.lock(name, LockOptions.builder().lease(Duration.ofSeconds(3)).build()).tryAcquire().orElseThrow();
+        try (LockClient holder = client(d, JdbcMode.SESSION);
+                LockClient other = client(d, JdbcMode.SESSION)) {
+            LockHandle h = holder.lock(
+                            name,
+                            LockOptions.builder().lease(Duration.ofSeconds(3)).build())
+                    .tryAcquire()
+                    .orElseThrow();
             assertThat(other.lock(name).tryAcquire()).isEmpty();
-            try (Connection admin = DriverManager.getConnection(db.url(d)); Statement s = admin.createStatement()) {
+            try (Connection admin = DriverManager.getConnection(db.url(d));
+                    Statement s = admin.createStatement()) {
                 long session = holderSession(admin, d, name);
                 s.execute(d == Dialect.POSTGRESQL ? "SELECT pg_terminate_backend(" + session + ")" : "KILL " + session);
             }
@@ -87,19 +101,25 @@ class JdbcFaultTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Dialect.class, names = {"POSTGRESQL", "MARIADB"})
-    @DisplayName("lease mode: a database down for longer than the lease is reported before validUntil; afterwards the same client acquires again")
+    @EnumSource(
+            value = Dialect.class,
+            names = {"POSTGRESQL", "MARIADB"})
+    @DisplayName(
+            "lease mode: a database down for longer than the lease is reported before validUntil; afterwards the same client acquires again")
     void outageLongerThanTheLeaseIsReportedAndTheClientRecovers(Dialect d) throws Exception {
         ServerControl server = db.server(d).requireFaultInjection();
         String name = unique("outage");
         Duration lease = Duration.ofSeconds(2);
         try (LockClient c = client(d, JdbcMode.LEASE)) {
-            LockHandle h = c.lock(name, LockOptions.builder().lease(lease).build()).tryAcquire().orElseThrow();
+            LockHandle h = c.lock(name, LockOptions.builder().lease(lease).build())
+                    .tryAcquire()
+                    .orElseThrow();
             CompletableFuture<Instant[]> seen = new CompletableFuture<>();
             h.onLost(l -> seen.complete(new Instant[] {Instant.now(), h.validUntil()}));
             server.kill(); // the database is gone (SIGKILL); it stays down past the lease
             try {
-                LockLoss loss = h.lost().toCompletableFuture().get(lease.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
+                LockLoss loss =
+                        h.lost().toCompletableFuture().get(lease.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
                 assertThat(loss.reason()).isEqualTo(LockLoss.Reason.RENEWAL_FAILED);
                 Instant[] at = seen.get(5, TimeUnit.SECONDS);
                 assertThat(at[0]).as("loss reported before validUntil").isBefore(at[1]);
@@ -107,7 +127,11 @@ class JdbcFaultTest {
             } finally {
                 restartAfterKill(server);
             }
-            try (LockHandle again = c.lock(name, LockOptions.builder().retry(RetryStrategy.fixed(Duration.ofMillis(50))).build())
+            try (LockHandle again = c.lock(
+                            name,
+                            LockOptions.builder()
+                                    .retry(RetryStrategy.fixed(Duration.ofMillis(50)))
+                                    .build())
                     .acquire(Duration.ofSeconds(20))) {
                 assertThat(again.fencingToken()).isGreaterThan(h.fencingToken());
                 assertThat(again.isValid()).isTrue();
@@ -128,7 +152,8 @@ class JdbcFaultTest {
                 if (attempt == 5) {
                     throw e;
                 }
-                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1)); // let the old processes exit
+                java.util.concurrent.locks.LockSupport.parkNanos(
+                        TimeUnit.SECONDS.toNanos(1)); // let the old processes exit
             }
         }
     }
@@ -140,21 +165,38 @@ class JdbcFaultTest {
         for (JdbcMode mode : JdbcMode.values()) {
             String name = unique("dead-" + mode);
             Duration lease = Duration.ofSeconds(2);
-            JdbcLockBackend backend = (JdbcLockBackend) new JdbcBackendProvider().create(URI.create(db.url(d)),
-                    Map.of("mode", mode.name().toLowerCase(), "table", "fault_" + mode.name().toLowerCase()));
+            JdbcLockBackend backend = (JdbcLockBackend) new JdbcBackendProvider()
+                    .create(
+                            URI.create(db.url(d)),
+                            Map.of(
+                                    "mode",
+                                    mode.name().toLowerCase(),
+                                    "table",
+                                    "fault_" + mode.name().toLowerCase()));
             LockClient holder = Latchkey.client(backend);
             try (LockClient other = client(d, mode)) {
                 // held, never released: the process dies holding it
-                LockHandle unused = holder.lock(name, LockOptions.builder().lease(lease).build()).tryAcquire().orElseThrow();
+                LockHandle unused = holder.lock(
+                                name, LockOptions.builder().lease(lease).build())
+                        .tryAcquire()
+                        .orElseThrow();
                 long died = System.nanoTime();
                 backend.close(); // the process dies: its connections close, nothing is released
-                try (LockHandle next = other.lock(name, LockOptions.builder().retry(RetryStrategy.fixed(Duration.ofMillis(20))).build())
+                try (LockHandle next = other.lock(
+                                name,
+                                LockOptions.builder()
+                                        .retry(RetryStrategy.fixed(Duration.ofMillis(20)))
+                                        .build())
                         .acquire(Duration.ofSeconds(10))) {
                     long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - died);
                     if (mode == JdbcMode.SESSION) {
-                        assertThat(tookMillis).as("session lock freed at once (%s)", d).isLessThan(1000);
+                        assertThat(tookMillis)
+                                .as("session lock freed at once (%s)", d)
+                                .isLessThan(1000);
                     } else {
-                        assertThat(tookMillis).as("lease lock freed within the lease (%s)", d).isLessThan(lease.toMillis() + 500);
+                        assertThat(tookMillis)
+                                .as("lease lock freed within the lease (%s)", d)
+                                .isLessThan(lease.toMillis() + 500);
                     }
                     assertThat(next.isValid()).isTrue();
                 }

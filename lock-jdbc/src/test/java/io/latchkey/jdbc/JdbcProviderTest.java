@@ -25,14 +25,18 @@ class JdbcProviderTest {
             assertThat(c.backend()).contains("jdbc:h2:mem:latchkey-provider").contains("lease");
             assertThat(c.capabilities()).contains(Capability.SERVER_CLOCK, Capability.LISTING);
             try (LockHandle h = c.lock("job").tryAcquire().orElseThrow()) {
-                assertThat(c.inspect("job")).get().extracting(i -> i.fencingToken()).isEqualTo(h.fencingToken());
+                assertThat(c.inspect("job"))
+                        .get()
+                        .extracting(i -> i.fencingToken())
+                        .isEqualTo(h.fencingToken());
             }
         }
     }
 
     @Test
     void namespacesSeparateLocksInOneTable() {
-        try (LockClient a = Latchkey.connect(H2, Map.of("namespace", "a")); LockClient b = Latchkey.connect(H2, Map.of("namespace", "b"))) {
+        try (LockClient a = Latchkey.connect(H2, Map.of("namespace", "a"));
+                LockClient b = Latchkey.connect(H2, Map.of("namespace", "b"))) {
             try (LockHandle ha = a.lock("same").tryAcquire().orElseThrow()) {
                 assertThat(b.lock("same").tryAcquire()).hasValueSatisfying(LockHandle::close);
                 assertThat(a.lock("same").tryAcquire()).isEmpty();
@@ -44,22 +48,31 @@ class JdbcProviderTest {
     @Test
     void unknownSettingsAreRejectedWithTheKnownOnes() {
         assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("tabel", "x")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tabel").hasMessageContaining("table")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tabel")
+                .hasMessageContaining("table")
                 .hasMessageContaining("poolSize");
-        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("mode", "lazy"))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("mode", "lazy")))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("JDBC setting mode must be one of lease, session, was 'lazy'");
-        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("poolSize", "0"))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("createTable", "yes"))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("poolSize", "0")))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("createTable", "yes")))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void connectTimeoutIsADurationOfTheOneGrammar() {
         // a bare number is rejected (its unit would be a guess); the message names the key
-        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("connectTimeout", "5000"))).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("connectTimeout").hasMessageContaining("5000");
-        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("connectTimeout", "11m"))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("connectTimeout", "5000")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("connectTimeout")
+                .hasMessageContaining("5000");
+        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("connectTimeout", "11m")))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("JDBC setting connectTimeout must be a duration between 1ms and 10m");
-        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("connectTimeout", "0s"))).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("connectTimeout", "0s")))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("connectTimeout");
         for (String ok : new String[] {"250ms", "1.5s", "1m30s", "PT2S"}) {
             try (LockClient c = Latchkey.connect(H2, Map.of("connectTimeout", ok))) {
@@ -72,14 +85,29 @@ class JdbcProviderTest {
     void hostileTableNamesAndNamespacesAreRejectedBeforeAnySql() {
         JdbcDataSource neverUsed = new JdbcDataSource();
         neverUsed.setURL("jdbc:h2:mem:never-touched");
-        for (String table : new String[] {"locks; DROP TABLE users", "\"locks\"", "locks--", "1locks", "", "a.b.c", "lo cks",
-                "x".repeat(49), "locks'", "sch\u00e9ma.t"}) {
-            assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("table", table))).as(table)
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("SQL identifier");
-            assertThatThrownBy(() -> JdbcLockBackend.builder(neverUsed).table(table)).isInstanceOf(IllegalArgumentException.class);
+        for (String table : new String[] {
+            "locks; DROP TABLE users",
+            "\"locks\"",
+            "locks--",
+            "1locks",
+            "",
+            "a.b.c",
+            "lo cks",
+            "x".repeat(49),
+            "locks'",
+            "sch\u00e9ma.t"
+        }) {
+            assertThatThrownBy(() -> Latchkey.connect(H2, Map.of("table", table)))
+                    .as(table)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("SQL identifier");
+            assertThatThrownBy(() -> JdbcLockBackend.builder(neverUsed).table(table))
+                    .isInstanceOf(IllegalArgumentException.class);
         }
-        assertThatThrownBy(() -> JdbcLockBackend.builder(neverUsed).namespace("a/b")).isInstanceOf(IllegalArgumentException.class);
-        assertThat(JdbcLockBackend.ddl(Dialect.POSTGRESQL, "app.locks").get(0)).startsWith("CREATE TABLE IF NOT EXISTS app.locks");
+        assertThatThrownBy(() -> JdbcLockBackend.builder(neverUsed).namespace("a/b"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(JdbcLockBackend.ddl(Dialect.POSTGRESQL, "app.locks").get(0))
+                .startsWith("CREATE TABLE IF NOT EXISTS app.locks");
     }
 
     @Test
@@ -90,9 +118,11 @@ class JdbcProviderTest {
         Throwable e = org.assertj.core.api.Assertions.catchThrowable(() -> Latchkey.connect(url, Map.of()));
         assertThat(e).isInstanceOf(BackendUnavailableException.class);
         // the one-line form names scheme, host and port only: the query, and the password in it, are left out
-        assertThat(trace(e)).doesNotContain(secret).contains("cannot reach jdbc:postgresql://127.0.0.1:" + closedPort + " within 5s: ");
-        Throwable e2 = org.assertj.core.api.Assertions.catchThrowable(() ->
-                Latchkey.connect("jdbc:mariadb://127.0.0.1:" + closedPort + "/db", Map.of("user", "app", "password", secret)));
+        assertThat(trace(e))
+                .doesNotContain(secret)
+                .contains("cannot reach jdbc:postgresql://127.0.0.1:" + closedPort + " within 5s: ");
+        Throwable e2 = org.assertj.core.api.Assertions.catchThrowable(() -> Latchkey.connect(
+                "jdbc:mariadb://127.0.0.1:" + closedPort + "/db", Map.of("user", "app", "password", secret)));
         assertThat(e2).isInstanceOf(BackendUnavailableException.class);
         assertThat(trace(e2)).doesNotContain(secret);
         try (LockClient c = Latchkey.connect("jdbc:h2:mem:pw;DB_CLOSE_DELAY=-1;PASSWORD=" + secret, Map.of())) {

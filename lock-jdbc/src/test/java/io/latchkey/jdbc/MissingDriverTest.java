@@ -18,11 +18,14 @@ import org.junit.jupiter.params.provider.CsvSource;
 class MissingDriverTest {
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-            "jdbc:postgresql://127.0.0.1:5432/app?password=S3cret|org.postgresql.|no JDBC driver for jdbc:postgresql://127.0.0.1:5432/app?password=*** on the class path: add the dependency org.postgresql:postgresql",
-            "jdbc:mariadb://127.0.0.1:3306/app|org.mariadb.|no JDBC driver for jdbc:mariadb://127.0.0.1:3306/app on the class path: add the dependency org.mariadb.jdbc:mariadb-java-client",
-            "jdbc:mysql://127.0.0.1:3306/app|com.mysql.,org.mariadb.|no JDBC driver for jdbc:mysql://127.0.0.1:3306/app on the class path: add the dependency com.mysql:mysql-connector-j (or org.mariadb.jdbc:mariadb-java-client)",
-            "jdbc:h2:mem:app|org.h2.|no JDBC driver for jdbc:h2:mem:app on the class path: add the dependency com.h2database:h2"})
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "jdbc:postgresql://127.0.0.1:5432/app?password=S3cret|org.postgresql.|no JDBC driver for jdbc:postgresql://127.0.0.1:5432/app?password=*** on the class path: add the dependency org.postgresql:postgresql",
+                "jdbc:mariadb://127.0.0.1:3306/app|org.mariadb.|no JDBC driver for jdbc:mariadb://127.0.0.1:3306/app on the class path: add the dependency org.mariadb.jdbc:mariadb-java-client",
+                "jdbc:mysql://127.0.0.1:3306/app|com.mysql.,org.mariadb.|no JDBC driver for jdbc:mysql://127.0.0.1:3306/app on the class path: add the dependency com.mysql:mysql-connector-j (or org.mariadb.jdbc:mariadb-java-client)",
+                "jdbc:h2:mem:app|org.h2.|no JDBC driver for jdbc:h2:mem:app on the class path: add the dependency com.h2database:h2"
+            })
     void namesTheArtifactToAdd(String url, String hidden, String expected) throws Exception {
         Throwable thrown = createIn(new Hiding(List.of(hidden.split(","))), url);
         assertThat(thrown).isNotNull();
@@ -37,14 +40,17 @@ class MissingDriverTest {
         var forUrl = drivers.getDeclaredMethod("forUrl", String.class);
         forUrl.setAccessible(true);
         Object d = withContextLoader(loader, () -> forUrl.invoke(null, "jdbc:mysql://127.0.0.1:3306/app?user=u"));
-        assertThat(d.toString()).contains("org.mariadb.jdbc.Driver").contains("jdbc:mysql://127.0.0.1:3306/app?user=u&permitMysqlScheme");
+        assertThat(d.toString())
+                .contains("org.mariadb.jdbc.Driver")
+                .contains("jdbc:mysql://127.0.0.1:3306/app?user=u&permitMysqlScheme");
     }
 
     @org.junit.jupiter.api.Test
     void mysqlUrlWorksWithOnlyTheMariaDbDriver() throws Exception {
         io.latchkey.servers.RunningServer server = io.latchkey.jdbc.fixtures.MariaDbFixture.start();
         try {
-            String url = io.latchkey.jdbc.fixtures.MariaDbFixture.url(server).replaceFirst("^jdbc:mariadb:", "jdbc:mysql:");
+            String url =
+                    io.latchkey.jdbc.fixtures.MariaDbFixture.url(server).replaceFirst("^jdbc:mariadb:", "jdbc:mysql:");
             ClassLoader loader = new Hiding(List.of("com.mysql."));
             Object backend;
             try {
@@ -73,8 +79,8 @@ class MissingDriverTest {
     private static Object create(ClassLoader loader, String url, Map<String, String> settings) throws Exception {
         Class<?> provider = Class.forName("io.latchkey.jdbc.JdbcBackendProvider", true, loader);
         Object p = provider.getDeclaredConstructor().newInstance();
-        return withContextLoader(loader, () -> provider.getMethod("create", URI.class, Map.class)
-                .invoke(p, URI.create(url), settings));
+        return withContextLoader(
+                loader, () -> provider.getMethod("create", URI.class, Map.class).invoke(p, URI.create(url), settings));
     }
 
     interface Call {

@@ -25,7 +25,8 @@ class MySqlUrlConnectorJSessionTckTest extends JdbcBackendTck {
 
     @org.junit.jupiter.api.Test
     void servedByTheIntendedDriver() {
-        org.assertj.core.api.Assertions.assertThat(Drivers.forUrl(url()).driverClass()).isEqualTo(Drivers.MYSQL);
+        org.assertj.core.api.Assertions.assertThat(Drivers.forUrl(url()).driverClass())
+                .isEqualTo(Drivers.MYSQL);
     }
 
     @Override

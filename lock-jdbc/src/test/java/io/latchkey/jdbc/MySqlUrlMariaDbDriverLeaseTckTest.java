@@ -25,7 +25,8 @@ class MySqlUrlMariaDbDriverLeaseTckTest extends JdbcBackendTck {
 
     @org.junit.jupiter.api.Test
     void servedByTheIntendedDriver() {
-        org.assertj.core.api.Assertions.assertThat(Drivers.forUrl(url()).driverClass()).isEqualTo(Drivers.MARIADB);
+        org.assertj.core.api.Assertions.assertThat(Drivers.forUrl(url()).driverClass())
+                .isEqualTo(Drivers.MARIADB);
     }
 
     @Override

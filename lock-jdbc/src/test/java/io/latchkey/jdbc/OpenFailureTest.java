@@ -1,7 +1,5 @@
 package io.latchkey.jdbc;
 
-import io.latchkey.tck.faults.DeadEndpoints;
-import io.latchkey.tck.faults.DeadEndpoints.SilentPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -9,6 +7,8 @@ import io.latchkey.BackendUnavailableException;
 import io.latchkey.jdbc.fixtures.MariaDbFixture;
 import io.latchkey.jdbc.fixtures.PostgresFixture;
 import io.latchkey.servers.RunningServer;
+import io.latchkey.tck.faults.DeadEndpoints;
+import io.latchkey.tck.faults.DeadEndpoints.SilentPorts;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -68,7 +68,13 @@ class OpenFailureTest {
     }
 
     @ParameterizedTest(name = "{0} silent port, timeout {1}")
-    @CsvSource({"jdbc:postgresql, 5s", "jdbc:mariadb, 5s", "jdbc:mysql, 2s", "jdbc:postgresql, 2s", "jdbc:mariadb, 1500ms"})
+    @CsvSource({
+        "jdbc:postgresql, 5s",
+        "jdbc:mariadb, 5s",
+        "jdbc:mysql, 2s",
+        "jdbc:postgresql, 2s",
+        "jdbc:mariadb, 1500ms"
+    })
     void silentPort(String scheme, String timeout) {
         try (SilentPorts silent = DeadEndpoints.silentPorts(1)) {
             expectCannotReach(scheme, silent.port(), timeout);
@@ -77,17 +83,23 @@ class OpenFailureTest {
 
     private static void expectCannotReach(String scheme, int port, String timeout) {
         String url = scheme + "://127.0.0.1:" + port + "/app?user=app&password=" + RIGHT;
-        Duration limit = timeout.endsWith("ms") ? Duration.ofMillis(Long.parseLong(timeout.replace("ms", "")))
+        Duration limit = timeout.endsWith("ms")
+                ? Duration.ofMillis(Long.parseLong(timeout.replace("ms", "")))
                 : Duration.ofSeconds(Long.parseLong(timeout.replace("s", "")));
         long start = System.nanoTime();
-        Throwable e = catchThrowable(() -> new JdbcBackendProvider().create(URI.create(url), Map.of("connectTimeout", timeout)).close());
+        Throwable e = catchThrowable(() -> new JdbcBackendProvider()
+                .create(URI.create(url), Map.of("connectTimeout", timeout))
+                .close());
         Duration took = Duration.ofNanos(System.nanoTime() - start);
-        System.out.printf("%s port %d (timeout %s): %s after %d ms%n", scheme, port, timeout, e == null ? null : e.getMessage(), took.toMillis());
+        System.out.printf(
+                "%s port %d (timeout %s): %s after %d ms%n",
+                scheme, port, timeout, e == null ? null : e.getMessage(), took.toMillis());
         assertThat(e).isInstanceOf(BackendUnavailableException.class);
         String first = e.getMessage().lines().findFirst().orElseThrow();
         assertThat(e.getMessage()).as("one line").isEqualTo(first);
-        assertThat(first).startsWith("cannot reach " + scheme + "://127.0.0.1:" + port + " within "
-                + io.latchkey.spi.StoreErrors.format(limit) + ": ");
+        assertThat(first)
+                .startsWith("cannot reach " + scheme + "://127.0.0.1:" + port + " within "
+                        + io.latchkey.spi.StoreErrors.format(limit) + ": ");
         assertNoSecret(e, RIGHT);
         assertThat(took).as("time to the error").isLessThan(limit.plus(SLACK));
     }
@@ -95,7 +107,8 @@ class OpenFailureTest {
     @Test
     void wrongPasswordOnPostgres() throws Exception {
         String base = PostgresFixture.url(postgres);
-        try (Connection c = DriverManager.getConnection(base); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(base);
+                Statement s = c.createStatement()) {
             s.execute("CREATE ROLE lk_app LOGIN PASSWORD '" + RIGHT + "'");
             s.execute("GRANT USAGE, CREATE ON SCHEMA public TO lk_app");
             String hba;
@@ -112,13 +125,16 @@ class OpenFailureTest {
         String url = "jdbc:postgresql://" + hostPort + "/postgres";
         expectAuthFailed(url, "jdbc:postgresql://" + hostPort, "lk_app", "password authentication failed");
         // and the right password works through the same path
-        new JdbcBackendProvider().create(URI.create(url), Map.of("user", "lk_app", "password", RIGHT)).close();
+        new JdbcBackendProvider()
+                .create(URI.create(url), Map.of("user", "lk_app", "password", RIGHT))
+                .close();
     }
 
     @Test
     void wrongPasswordOnMariaDb() throws Exception {
         String base = MariaDbFixture.url(mariadb);
-        try (Connection c = DriverManager.getConnection(base); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(base);
+                Statement s = c.createStatement()) {
             // the fixture runs with --skip-grant-tables; this loads them, so this server now checks passwords
             // (this session keeps the rights it logged in with)
             s.execute("FLUSH PRIVILEGES");
@@ -131,7 +147,9 @@ class OpenFailureTest {
         for (String scheme : List.of("jdbc:mariadb", "jdbc:mysql")) {
             String url = scheme + "://" + hostPort + "/latchkey";
             expectAuthFailed(url, scheme + "://" + hostPort, "lk_app", "Access denied");
-            new JdbcBackendProvider().create(URI.create(url), Map.of("user", "lk_app", "password", RIGHT)).close();
+            new JdbcBackendProvider()
+                    .create(URI.create(url), Map.of("user", "lk_app", "password", RIGHT))
+                    .close();
         }
     }
 
@@ -146,18 +164,25 @@ class OpenFailureTest {
                 settings.put("password", WRONG);
             }
             String shown = u;
-            Throwable e = catchThrowable(() -> new JdbcBackendProvider().create(URI.create(shown), settings).close());
+            Throwable e = catchThrowable(() -> new JdbcBackendProvider()
+                    .create(URI.create(shown), settings)
+                    .close());
             System.out.println(target + ": " + (e == null ? null : e.getMessage()));
             assertThat(e).isInstanceOf(BackendUnavailableException.class);
-            assertThat(e.getMessage()).as("one line").doesNotContain("\n")
-                    .startsWith("authentication failed at " + target + ": ").contains(reason);
+            assertThat(e.getMessage())
+                    .as("one line")
+                    .doesNotContain("\n")
+                    .startsWith("authentication failed at " + target + ": ")
+                    .contains(reason);
             assertNoSecret(e, WRONG);
         }
     }
 
     private static void assertNoSecret(Throwable e, String secret) {
         for (Throwable x = e; x != null; x = x.getCause()) {
-            assertThat(String.valueOf(x.getMessage())).as("message of %s", x.getClass().getName()).doesNotContain(secret);
+            assertThat(String.valueOf(x.getMessage()))
+                    .as("message of %s", x.getClass().getName())
+                    .doesNotContain(secret);
             assertThat(x.toString()).doesNotContain(secret);
             if (x instanceof BackendUnavailableException b) {
                 assertThat(String.valueOf(b.backend())).doesNotContain(secret);

@@ -72,8 +72,10 @@ class PgHandoffTest {
                 all.add(client(counting));
             }
             // the core's own polling far slower than the test: every wake-up seen here comes from the backend
-            LockOptions options = LockOptions.builder().lease(Duration.ofSeconds(30))
-                    .retry(RetryStrategy.fixed(Duration.ofSeconds(30))).build();
+            LockOptions options = LockOptions.builder()
+                    .lease(Duration.ofSeconds(30))
+                    .retry(RetryStrategy.fixed(Duration.ofSeconds(30)))
+                    .build();
             int rounds = 3;
             long attempts = 0;
             AtomicInteger inside = new AtomicInteger();
@@ -97,7 +99,8 @@ class PgHandoffTest {
                     }));
                 }
                 // every client has made its first (busy) attempt and waits
-                org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
+                org.awaitility.Awaitility.await()
+                        .atMost(Duration.ofSeconds(60))
                         .until(() -> acquires(counting.sent) >= clients);
                 held.release();
                 for (Future<?> f : done) {
@@ -106,12 +109,16 @@ class PgHandoffTest {
                 attempts += acquires(counting.stop());
             }
             double perGrant = (double) attempts / grants.get();
-            System.out.printf("%d clients: %d grants, %d acquire statements, %.2f per grant%n", clients, grants.get(),
-                    attempts, perGrant);
+            System.out.printf(
+                    "%d clients: %d grants, %d acquire statements, %.2f per grant%n",
+                    clients, grants.get(), attempts, perGrant);
             assertThat(overlaps.get()).as("two holders at once").isZero();
             assertThat(grants.get()).isEqualTo(clients * rounds);
-            assertThat(perGrant).as("acquire statements per grant with %d waiting clients (%d in all; 2 = one wake-up"
-                    + " per release): a release woke more than one waiter, or waiters polled", clients, attempts)
+            assertThat(perGrant)
+                    .as(
+                            "acquire statements per grant with %d waiting clients (%d in all; 2 = one wake-up"
+                                    + " per release): a release woke more than one waiter, or waiters polled",
+                            clients, attempts)
                     .isLessThanOrEqualTo(2.5);
         } finally {
             all.forEach(LockClient::close);
@@ -127,12 +134,18 @@ class PgHandoffTest {
     void aWaiterThatGivesUpPassesTheWakeUpOn() throws Exception {
         // a holder, a waiter that times out while queued, and a second waiter that must still be woken at once
         CountingDataSource counting = new CountingDataSource(pool);
-        try (LockClient a = client(counting); LockClient b = client(counting); LockClient c = client(counting)) {
+        try (LockClient a = client(counting);
+                LockClient b = client(counting);
+                LockClient c = client(counting)) {
             String name = "give-up";
-            LockOptions slow = LockOptions.builder().retry(RetryStrategy.fixed(Duration.ofSeconds(60))).build();
+            LockOptions slow = LockOptions.builder()
+                    .retry(RetryStrategy.fixed(Duration.ofSeconds(60)))
+                    .build();
             LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10));
-            Future<Boolean> quitter = Executors.newSingleThreadExecutor().submit(
-                    () -> b.lock(name, slow).tryAcquire(Duration.ofMillis(300)).isPresent());
+            Future<Boolean> quitter = Executors.newSingleThreadExecutor()
+                    .submit(() -> b.lock(name, slow)
+                            .tryAcquire(Duration.ofMillis(300))
+                            .isPresent());
             awaitQueued(name, 1); // b queued first
             Future<Long> patient = Executors.newSingleThreadExecutor().submit(() -> {
                 try (LockHandle h = c.lock(name, slow).acquire(Duration.ofSeconds(60))) {
@@ -141,11 +154,14 @@ class PgHandoffTest {
             });
             awaitQueued(name, 2);
             assertThat(quitter.get(10, TimeUnit.SECONDS)).isFalse();
-            assertThat(queued(name)).as("the waiter that gave up left the queue").isEqualTo(1);
+            assertThat(queued(name))
+                    .as("the waiter that gave up left the queue")
+                    .isEqualTo(1);
             long released = System.nanoTime();
             held.release();
             long got = patient.get(30, TimeUnit.SECONDS);
-            assertThat(Duration.ofNanos(got - released)).as("the second waiter was woken by the release")
+            assertThat(Duration.ofNanos(got - released))
+                    .as("the second waiter was woken by the release")
                     .isLessThan(Duration.ofSeconds(2)); // the safety-net poll interval
         }
     }
@@ -156,7 +172,8 @@ class PgHandoffTest {
 
     private static int queued(String name) throws java.sql.SQLException {
         try (var c = pool.getConnection();
-             var ps = c.prepareStatement("SELECT coalesce(cardinality(waiting), 0) FROM handoff_locks WHERE ns = '' AND name = ?")) {
+                var ps = c.prepareStatement(
+                        "SELECT coalesce(cardinality(waiting), 0) FROM handoff_locks WHERE ns = '' AND name = ?")) {
             ps.setString(1, name);
             try (var rs = ps.executeQuery()) {
                 return rs.next() ? rs.getInt(1) : 0;
@@ -165,6 +182,9 @@ class PgHandoffTest {
     }
 
     private static LockClient client(javax.sql.DataSource ds) {
-        return Latchkey.client(JdbcLockBackend.builder(ds).dialect(Dialect.POSTGRESQL).table("handoff_locks").build());
+        return Latchkey.client(JdbcLockBackend.builder(ds)
+                .dialect(Dialect.POSTGRESQL)
+                .table("handoff_locks")
+                .build());
     }
 }

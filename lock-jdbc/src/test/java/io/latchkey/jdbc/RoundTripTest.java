@@ -44,8 +44,10 @@ class RoundTripTest {
     @MethodSource("cases")
     void acquireAndReleaseSendTwoStatements(Dialect dialect, JdbcMode mode) throws Exception {
         CountingDataSource counting = new CountingDataSource(db.pool(dialect, 4));
-        try (LockClient client = Latchkey.client(JdbcLockBackend.builder(counting).mode(mode)
-                .table("rt_" + mode.name().toLowerCase()).build())) {
+        try (LockClient client = Latchkey.client(JdbcLockBackend.builder(counting)
+                .mode(mode)
+                .table("rt_" + mode.name().toLowerCase())
+                .build())) {
             String name = "round-trip-" + dialect + "-" + mode + "-" + System.nanoTime();
             client.lock(name).tryAcquire().orElseThrow().close(); // warm-up: row created, statements prepared
             for (int i = 0; i < 3; i++) {
@@ -53,11 +55,15 @@ class RoundTripTest {
                 LockHandle h = client.lock(name).tryAcquire().orElseThrow();
                 h.release();
                 List<String> sent = counting.stop();
-                List<String> statements = sent.stream().filter(s -> !s.startsWith("autocommit=")).toList();
-                assertThat(statements).as("statements sent for %s %s: %s", dialect, mode, sent).hasSize(2);
+                List<String> statements =
+                        sent.stream().filter(s -> !s.startsWith("autocommit=")).toList();
+                assertThat(statements)
+                        .as("statements sent for %s %s: %s", dialect, mode, sent)
+                        .hasSize(2);
                 if (dialect == Dialect.H2 && mode == JdbcMode.SESSION) {
                     assertThat(statements.get(1)).isEqualTo("ROLLBACK");
-                    assertThat(sent).containsExactly("autocommit=false", statements.get(0), "ROLLBACK", "autocommit=true");
+                    assertThat(sent)
+                            .containsExactly("autocommit=false", statements.get(0), "ROLLBACK", "autocommit=true");
                 } else {
                     assertThat(sent).doesNotContain("COMMIT", "ROLLBACK").hasSize(2);
                 }

@@ -1,6 +1,5 @@
 package io.latchkey.jdbc;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.latchkey.Latchkey;
@@ -33,11 +32,22 @@ class TimeoutNamesHolderTest {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"H2, LEASE", "H2, SESSION", "MARIADB, LEASE", "MARIADB, SESSION", "POSTGRESQL, LEASE", "POSTGRESQL, SESSION"})
+    @CsvSource({
+        "H2, LEASE",
+        "H2, SESSION",
+        "MARIADB, LEASE",
+        "MARIADB, SESSION",
+        "POSTGRESQL, LEASE",
+        "POSTGRESQL, SESSION"
+    })
     void timeoutNamesTheHolder(Dialect dialect, JdbcMode mode) throws Exception {
-        Map<String, String> settings = Map.of("mode", mode.name().toLowerCase(Locale.ROOT), "table",
+        Map<String, String> settings = Map.of(
+                "mode",
+                mode.name().toLowerCase(Locale.ROOT),
+                "table",
                 "holder_" + mode.name().toLowerCase(Locale.ROOT));
-        try (LockClient a = client(dialect, settings); LockClient b = client(dialect, settings)) {
+        try (LockClient a = client(dialect, settings);
+                LockClient b = client(dialect, settings)) {
             String name = "report-" + dialect + "-" + mode;
             try (LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10))) {
                 assertThatThrownBy(() -> b.lock(name).acquire(Duration.ofMillis(300)))

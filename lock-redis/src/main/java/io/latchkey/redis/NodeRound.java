@@ -96,8 +96,12 @@ final class NodeRound<T> {
      * Sends {@code call} to every node and returns once {@code enough} holds, all have answered, or the
      * deadline (System.nanoTime) passed. An interrupt ends the wait early and stays set.
      */
-    static <T> Replies<T> run(List<RedisNode> nodes, Executor executor, Function<RedisNode, T> call, long deadlineNanos,
-                              Predicate<Replies<T>> enough) {
+    static <T> Replies<T> run(
+            List<RedisNode> nodes,
+            Executor executor,
+            Function<RedisNode, T> call,
+            long deadlineNanos,
+            Predicate<Replies<T>> enough) {
         int n = nodes.size();
         if (n == 1) {
             Object[] v = new Object[1];
@@ -149,7 +153,7 @@ final class NodeRound<T> {
     private Replies<T> await(long deadlineNanos, Predicate<Replies<T>> enough) {
         lock.lock();
         try {
-            for (;;) {
+            for (; ; ) {
                 Replies<T> snapshot = snapshot();
                 if (answeredCount == size || enough.test(snapshot)) {
                     return snapshot;

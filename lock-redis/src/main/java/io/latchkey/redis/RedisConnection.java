@@ -54,14 +54,22 @@ final class RedisConnection implements AutoCloseable {
     private final Set<String> secrets;
     /** Whether the pools were built for TLS from the settings (false for application pools: unknown). */
     private final boolean tls;
+
     private final List<RedisNode> nodes;
     private final long timeoutNanos;
     private final Executor executor;
     private final ExecutorService ownedExecutor;
     private final RedisErrors errors;
 
-    private RedisConnection(String description, String target, Duration connectTimeout, Set<String> secrets,
-                            boolean tls, List<RedisNode> nodes, Duration timeout, Executor executor) {
+    private RedisConnection(
+            String description,
+            String target,
+            Duration connectTimeout,
+            Set<String> secrets,
+            boolean tls,
+            List<RedisNode> nodes,
+            Duration timeout,
+            Executor executor) {
         this.description = description;
         this.target = target;
         this.connectTimeout = connectTimeout;
@@ -91,7 +99,8 @@ final class RedisConnection implements AutoCloseable {
             BackendUri b = BackendUri.parse(uri, "Redis", settings, 6379);
             String scheme = b.scheme();
             if (!scheme.equals("redis") && !scheme.equals("rediss") && !scheme.equals("redlock")) {
-                throw new IllegalArgumentException("unsupported scheme in '" + b + "'; expected redis://, rediss:// or redlock://");
+                throw new IllegalArgumentException(
+                        "unsupported scheme in '" + b + "'; expected redis://, rediss:// or redlock://");
             }
             if (!scheme.equals("redlock") && b.hosts().size() != 1) {
                 throw new IllegalArgumentException("a " + scheme + ":// URI names one server, '" + b + "' names "
@@ -108,7 +117,9 @@ final class RedisConnection implements AutoCloseable {
                 return uri.target();
             }
             StringBuilder sb = new StringBuilder(uri.scheme()).append("://");
-            uri.hosts().forEach(h -> sb.append(sb.charAt(sb.length() - 1) == '/' ? "" : ",").append(h));
+            uri.hosts()
+                    .forEach(h -> sb.append(sb.charAt(sb.length() - 1) == '/' ? "" : ",")
+                            .append(h));
             return sb.toString();
         }
 
@@ -124,8 +135,8 @@ final class RedisConnection implements AutoCloseable {
             } catch (NumberFormatException e) {
                 // the message below
             }
-            throw new IllegalArgumentException("the path of '" + b + "' must be a database number such as /0, was '/"
-                    + b.path() + "'");
+            throw new IllegalArgumentException(
+                    "the path of '" + b + "' must be a database number such as /0, was '/" + b.path() + "'");
         }
     }
 
@@ -146,8 +157,12 @@ final class RedisConnection implements AutoCloseable {
         }
         boolean tls = p.tls() || s.tls();
         // one factory for every node and connection; reads and checks the PEM files now, not at the first handshake
-        SSLSocketFactory tlsFactory = tls ? RedisTls.socketFactory(s.tlsCa().orElse(null), s.tlsCert().orElse(null),
-                s.tlsKey().orElse(null)) : null;
+        SSLSocketFactory tlsFactory = tls
+                ? RedisTls.socketFactory(
+                        s.tlsCa().orElse(null),
+                        s.tlsCert().orElse(null),
+                        s.tlsKey().orElse(null))
+                : null;
         String description = redlock && tls ? b + " (TLS)" : b.toString();
         Duration timeout = s.timeoutOr(redlock ? RedisSettings.REDLOCK_TIMEOUT : RedisSettings.SINGLE_NODE_TIMEOUT);
         Duration connectTimeout = s.connectTimeoutOrDefault();
@@ -179,23 +194,24 @@ final class RedisConnection implements AutoCloseable {
                 pc.setMinIdle(0);
                 pc.setMaxWait(timeout);
                 pc.setJmxEnabled(false);
-                JedisPool pool = new JedisPool(pc, new HostAndPort(hp.host(), hp.port()),
-                        config.apply(Math.toIntExact(timeout.toMillis())));
+                JedisPool pool = new JedisPool(
+                        pc, new HostAndPort(hp.host(), hp.port()), config.apply(Math.toIntExact(timeout.toMillis())));
                 nodes.add(RedisNode.ofPool(hp.toString(), pool, true, Math.toIntExact(timeout.toMillis())));
             }
         } catch (RuntimeException e) {
             nodes.forEach(RedisNode::close);
             throw e;
         }
-        RedisConnection connection = new RedisConnection(description, p.target(), connectTimeout, p.secrets(), tls, nodes,
-                timeout, null);
+        RedisConnection connection =
+                new RedisConnection(description, p.target(), connectTimeout, p.secrets(), tls, nodes, timeout, null);
         if (!check) {
             return connection;
         }
         try {
             // the probe's socket timeout is the connect timeout, so that a slow but live node passes
             DefaultJedisClientConfig probeConfig = config.apply(Math.toIntExact(connectTimeout.toMillis()));
-            RedisReachability.check(connection, b.hosts(), hp -> new Jedis(new HostAndPort(hp.host(), hp.port()), probeConfig));
+            RedisReachability.check(
+                    connection, b.hosts(), hp -> new Jedis(new HostAndPort(hp.host(), hp.port()), probeConfig));
         } catch (RuntimeException | Error e) {
             connection.close();
             throw e;
@@ -204,20 +220,27 @@ final class RedisConnection implements AutoCloseable {
     }
 
     /** On the application's clients (each a JedisPool or a UnifiedJedis), which are never closed here. */
-    static RedisConnection ofClients(List<Object> clients, boolean redlock, Duration timeout, String description,
-                                     Executor executor) {
+    static RedisConnection ofClients(
+            List<Object> clients, boolean redlock, Duration timeout, String description, Executor executor) {
         List<RedisNode> nodes = new ArrayList<>();
         int timeoutMillis = Math.toIntExact(timeout.toMillis());
         for (int i = 0; i < clients.size(); i++) {
             String address = redlock ? "node " + (i + 1) : "redis";
-            nodes.add(clients.get(i) instanceof JedisPool pool ? RedisNode.ofPool(address, pool, false, timeoutMillis)
-                    : RedisNode.ofClient(address, (UnifiedJedis) clients.get(i), timeoutMillis));
+            nodes.add(
+                    clients.get(i) instanceof JedisPool pool
+                            ? RedisNode.ofPool(address, pool, false, timeoutMillis)
+                            : RedisNode.ofClient(address, (UnifiedJedis) clients.get(i), timeoutMillis));
         }
         return new RedisConnection(description, description, null, Set.of(), false, nodes, timeout, executor);
     }
 
     private static ExecutorService newExecutor() {
-        return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+        return new ThreadPoolExecutor(
+                0,
+                Integer.MAX_VALUE,
+                60,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
                 DaemonThreads.factory("latchkey-redlock-" + EXECUTORS.incrementAndGet()));
     }
 
@@ -227,8 +250,11 @@ final class RedisConnection implements AutoCloseable {
     }
 
     /** As above, returning as soon as the replies are {@code enough} (see NodeRound). */
-    <T> NodeRound.Replies<T> round(List<RedisNode> some, Function<RedisNode, T> call, long deadlineNanos,
-                                   Predicate<NodeRound.Replies<T>> enough) {
+    <T> NodeRound.Replies<T> round(
+            List<RedisNode> some,
+            Function<RedisNode, T> call,
+            long deadlineNanos,
+            Predicate<NodeRound.Replies<T>> enough) {
         return NodeRound.run(some, executor, call, deadlineNanos, enough);
     }
 
@@ -284,7 +310,10 @@ final class RedisConnection implements AutoCloseable {
             try {
                 node.close();
             } catch (RuntimeException e) {
-                log.warn("Closing the connection pool of {} ({}) failed: {}", description, node.address(),
+                log.warn(
+                        "Closing the connection pool of {} ({}) failed: {}",
+                        description,
+                        node.address(),
                         errors.describe(e));
             }
         }

@@ -44,12 +44,17 @@ final class RedisErrors {
                 return StoreErrors.authenticationFailed(target, single ? scrub(reason) : detail, name, cause);
             }
             if (kind == RedisFailures.Kind.NOT_REDIS) {
-                return StoreErrors.notThatServer(failedNode != null ? failedNode : target, "Redis", target,
-                        single ? scrub(reason) : detail, name, cause);
+                return StoreErrors.notThatServer(
+                        failedNode != null ? failedNode : target,
+                        "Redis",
+                        target,
+                        single ? scrub(reason) : detail,
+                        name,
+                        cause);
             }
             if (kind == RedisFailures.Kind.UNREACHABLE && connection.connectTimeout() != null) {
-                return StoreErrors.cannotReach(target, connection.connectTimeout(), single ? scrub(reason) : detail,
-                        name, cause);
+                return StoreErrors.cannotReach(
+                        target, connection.connectTimeout(), single ? scrub(reason) : detail, name, cause);
             }
         }
         String description = connection.description();
@@ -78,15 +83,24 @@ final class RedisErrors {
         List<RedisNode> nodes = connection.nodes();
         StringBuilder sb = new StringBuilder();
         int failed = replies.failures();
-        sb.append(failed).append(" of ").append(replies.size()).append(replies.size() == 1 ? " node" : " nodes")
-                .append(" failed (").append(need).append(')');
+        sb.append(failed)
+                .append(" of ")
+                .append(replies.size())
+                .append(replies.size() == 1 ? " node" : " nodes")
+                .append(" failed (")
+                .append(need)
+                .append(')');
         String sep = ": ";
         for (int i = 0; i < replies.size(); i++) {
             if (!replies.ok(i)) {
                 RuntimeException e = replies.error(i);
-                sb.append(sep).append(nodes.size() == replies.size() ? nodes.get(i).address() : "node").append(' ')
-                        .append(e == null ? "did not answer within " + NodeRound.millis(connection.timeoutNanos()) + " ms"
-                                : describe(e));
+                sb.append(sep)
+                        .append(nodes.size() == replies.size() ? nodes.get(i).address() : "node")
+                        .append(' ')
+                        .append(
+                                e == null
+                                        ? "did not answer within " + NodeRound.millis(connection.timeoutNanos()) + " ms"
+                                        : describe(e));
                 sep = "; ";
             }
         }

@@ -29,8 +29,7 @@ final class RedisFailures {
         OTHER
     }
 
-    private RedisFailures() {
-    }
+    private RedisFailures() {}
 
     /** The error, its causes and their suppressed exceptions, outermost first (bounded, cycle-safe). */
     static List<Throwable> chain(Throwable error) {
@@ -52,10 +51,13 @@ final class RedisFailures {
             if (t instanceof JedisAccessControlException || isAuthenticationReply(t.getMessage())) {
                 return Kind.AUTHENTICATION;
             }
-            if (t instanceof JedisConnectionException && String.valueOf(t.getMessage()).startsWith("Unknown reply")) {
+            if (t instanceof JedisConnectionException
+                    && String.valueOf(t.getMessage()).startsWith("Unknown reply")) {
                 return Kind.NOT_REDIS;
             }
-            if (t instanceof ConnectException || t instanceof UnknownHostException || t instanceof NoRouteToHostException
+            if (t instanceof ConnectException
+                    || t instanceof UnknownHostException
+                    || t instanceof NoRouteToHostException
                     || (t instanceof SocketTimeoutException && isConnectTimeout(t.getMessage()))) {
                 return Kind.UNREACHABLE;
             }
@@ -96,7 +98,8 @@ final class RedisFailures {
                     if (t instanceof UnknownHostException) {
                         return "unknown host " + m;
                     }
-                    if (t instanceof ConnectException || t instanceof NoRouteToHostException
+                    if (t instanceof ConnectException
+                            || t instanceof NoRouteToHostException
                             || t instanceof SocketTimeoutException) {
                         return m == null ? t.getClass().getSimpleName() : m.toLowerCase(Locale.ROOT);
                     }
@@ -113,8 +116,11 @@ final class RedisFailures {
         if (m == null) {
             return false;
         }
-        return m.startsWith("WRONGPASS") || m.startsWith("NOAUTH") || m.contains("invalid password")
-                || m.contains("invalid username-password") || m.contains("called without any password configured");
+        return m.startsWith("WRONGPASS")
+                || m.startsWith("NOAUTH")
+                || m.contains("invalid password")
+                || m.contains("invalid username-password")
+                || m.contains("called without any password configured");
     }
 
     private static boolean isConnectTimeout(String m) {

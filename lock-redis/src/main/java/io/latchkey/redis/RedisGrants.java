@@ -72,8 +72,10 @@ final class RedisGrants {
         int quorum = connection.quorum();
         long start = System.nanoTime();
         long validUntil = start + leaseNanos;
-        NodeRound.Replies<AcquireReply> replies = connection.round(connection.nodes(),
-                n -> AcquireReply.parse(n.eval(RedisScripts.ACQUIRE, 3, k.lock(), k.fence(), k.waiting(), owner, ttlMs)),
+        NodeRound.Replies<AcquireReply> replies = connection.round(
+                connection.nodes(),
+                n -> AcquireReply.parse(
+                        n.eval(RedisScripts.ACQUIRE, 3, k.lock(), k.fence(), k.waiting(), owner, ttlMs)),
                 start + connection.timeoutNanos());
         String failure;
         if (replies.count(AcquireReply::granted) >= quorum) {
@@ -124,7 +126,8 @@ final class RedisGrants {
         }
         int needed = quorum - atMax;
         byte[] tokenBytes = bytes(token);
-        NodeRound.Replies<Boolean> raised = connection.round(lagging,
+        NodeRound.Replies<Boolean> raised = connection.round(
+                lagging,
                 n -> asLong(n.eval(RedisScripts.RAISE_FENCE, 2, k.lock(), k.fence(), owner, tokenBytes)) == 1,
                 System.nanoTime() + connection.timeoutNanos());
         if (raised.count(Boolean::booleanValue) >= needed) {
@@ -142,20 +145,31 @@ final class RedisGrants {
     private void releaseAfterFailure(RedisKeys.NameKeys k, byte[] owner, NodeRound.Replies<AcquireReply> replies) {
         List<RedisNode> maybeHeld = new ArrayList<>();
         for (int i = 0; i < replies.size(); i++) {
-            if ((!replies.ok(i) && connection.redlock()) || (replies.ok(i) && replies.value(i).granted())) {
+            if ((!replies.ok(i) && connection.redlock())
+                    || (replies.ok(i) && replies.value(i).granted())) {
                 maybeHeld.add(connection.nodes().get(i));
             }
         }
         if (maybeHeld.isEmpty()) {
             return;
         }
-        NodeRound.Replies<Long> released = connection.round(maybeHeld,
-                n -> asLong(n.eval(RedisScripts.RELEASE, 3, k.lock(), k.wake(), k.waiting(), owner,
-                        RedisWaiting.WAKE_TTL_MS, RedisWaiting.WAKE_IF_HELD)),
+        NodeRound.Replies<Long> released = connection.round(
+                maybeHeld,
+                n -> asLong(n.eval(
+                        RedisScripts.RELEASE,
+                        3,
+                        k.lock(),
+                        k.wake(),
+                        k.waiting(),
+                        owner,
+                        RedisWaiting.WAKE_TTL_MS,
+                        RedisWaiting.WAKE_IF_HELD)),
                 System.nanoTime() + connection.timeoutNanos());
         if (released.failures() > 0 && log.isDebugEnabled()) {
-            log.debug("Could not release a failed attempt on every node of {}: {}; it expires by its lease",
-                    connection.description(), errors.summary(released, "cleanup"));
+            log.debug(
+                    "Could not release a failed attempt on every node of {}: {}; it expires by its lease",
+                    connection.description(),
+                    errors.summary(released, "cleanup"));
         }
     }
 
@@ -186,9 +200,17 @@ final class RedisGrants {
         byte[] owner = utf8(grant.owner());
         byte[] wakeMode = waiting.releaseWakeMode();
         int quorum = connection.quorum();
-        NodeRound.Replies<Long> replies = connection.round(connection.nodes(),
-                node -> asLong(node.eval(RedisScripts.RELEASE, 3, k.lock(), k.wake(), k.waiting(), owner,
-                        RedisWaiting.WAKE_TTL_MS, wakeMode)),
+        NodeRound.Replies<Long> replies = connection.round(
+                connection.nodes(),
+                node -> asLong(node.eval(
+                        RedisScripts.RELEASE,
+                        3,
+                        k.lock(),
+                        k.wake(),
+                        k.waiting(),
+                        owner,
+                        RedisWaiting.WAKE_TTL_MS,
+                        wakeMode)),
                 System.nanoTime() + connection.timeoutNanos());
         if (replies.count(v -> v == 1) >= quorum) {
             return true;
@@ -196,6 +218,7 @@ final class RedisGrants {
         if (replies.count(v -> v != 1) > connection.nodes().size() - quorum) {
             return false;
         }
-        throw errors.unavailable("release", grant.name(), errors.summary(replies, quorum + " releases needed"), replies);
+        throw errors.unavailable(
+                "release", grant.name(), errors.summary(replies, quorum + " releases needed"), replies);
     }
 }

@@ -36,13 +36,15 @@ final class RedisInspection {
     Optional<LockInfo> inspect(String name) {
         RedisKeys.NameKeys k = keys.of(name);
         int quorum = connection.quorum();
-        NodeRound.Replies<InspectReply> replies = connection.round(connection.nodes(),
+        NodeRound.Replies<InspectReply> replies = connection.round(
+                connection.nodes(),
                 n -> InspectReply.parse(n.eval(RedisScripts.INSPECT, 2, k.lock(), k.fence())),
                 System.nanoTime() + connection.timeoutNanos());
         Map<String, List<InspectReply>> byOwner = new HashMap<>();
         for (int i = 0; i < replies.size(); i++) {
             if (replies.ok(i) && replies.value(i).owner() != null) {
-                byOwner.computeIfAbsent(replies.value(i).owner(), o -> new ArrayList<>()).add(replies.value(i));
+                byOwner.computeIfAbsent(replies.value(i).owner(), o -> new ArrayList<>())
+                        .add(replies.value(i));
             }
         }
         int most = 0;
@@ -74,13 +76,16 @@ final class RedisInspection {
         held.forEach(r -> ttls.add(r.pttl()));
         ttls.sort(Collections.reverseOrder());
         long quorumTtl = ttls.get(connection.quorum() - 1); // the grant stands while a quorum still has it
-        Optional<Instant> expires = quorumTtl >= 0 ? Optional.of(Instant.now().plusMillis(quorumTtl)) : Optional.empty();
+        Optional<Instant> expires =
+                quorumTtl >= 0 ? Optional.of(Instant.now().plusMillis(quorumTtl)) : Optional.empty();
         return new LockInfo(name, owner, token, Optional.empty(), expires);
     }
 
     List<LockInfo> list(String prefix) {
         String pattern = keys.lockPattern(prefix);
-        NodeRound.Replies<List<byte[]>> scans = connection.round(connection.nodes(), n -> n.scan(pattern),
+        NodeRound.Replies<List<byte[]>> scans = connection.round(
+                connection.nodes(),
+                n -> n.scan(pattern),
                 System.nanoTime() + Math.max(connection.timeoutNanos(), TimeUnit.SECONDS.toNanos(30)));
         if (scans.failures() >= connection.quorum() || (!connection.redlock() && scans.failures() > 0)) {
             throw errors.unavailable("list", null, errors.summary(scans, "answers needed"), scans);
@@ -102,8 +107,10 @@ final class RedisInspection {
 
     boolean forceRelease(String name) {
         RedisKeys.NameKeys k = keys.of(name);
-        NodeRound.Replies<Long> replies = connection.round(connection.nodes(),
-                n -> asLong(n.eval(RedisScripts.FORCE_RELEASE, 3, k.lock(), k.wake(), k.waiting(), RedisWaiting.WAKE_TTL_MS)),
+        NodeRound.Replies<Long> replies = connection.round(
+                connection.nodes(),
+                n -> asLong(n.eval(
+                        RedisScripts.FORCE_RELEASE, 3, k.lock(), k.wake(), k.waiting(), RedisWaiting.WAKE_TTL_MS)),
                 System.nanoTime() + connection.timeoutNanos());
         if (replies.count(v -> v == 1) > 0) {
             return true;

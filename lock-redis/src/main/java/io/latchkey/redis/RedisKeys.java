@@ -33,8 +33,7 @@ final class RedisKeys {
     }
 
     /** The keys of one name. */
-    record NameKeys(byte[] lock, byte[] fence, byte[] wake, byte[] waiting) {
-    }
+    record NameKeys(byte[] lock, byte[] fence, byte[] wake, byte[] waiting) {}
 
     NameKeys of(String name) {
         byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
@@ -45,7 +44,10 @@ final class RedisKeys {
             tag[at++] = HEX[(b >> 4) & 0xF];
             tag[at++] = HEX[b & 0xF];
         }
-        return new NameKeys(concat(tag, LOCK_SUFFIX), concat(tag, FENCE_SUFFIX), concat(tag, WAKE_SUFFIX),
+        return new NameKeys(
+                concat(tag, LOCK_SUFFIX),
+                concat(tag, FENCE_SUFFIX),
+                concat(tag, WAKE_SUFFIX),
                 concat(tag, WAITING_SUFFIX));
     }
 

@@ -67,8 +67,8 @@ import redis.clients.jedis.UnifiedJedis;
  * (RedisWaiting).
  */
 public final class RedisLockBackend implements LockBackend {
-    private static final Set<Capability> CAPABILITIES =
-            Collections.unmodifiableSet(EnumSet.of(Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING));
+    private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(
+            EnumSet.of(Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING));
 
     private final RedisConnection connection;
     private final RedisGrants grants;
@@ -149,7 +149,8 @@ public final class RedisLockBackend implements LockBackend {
         }
         List<Object> copy = new ArrayList<>(clients); // copied first: the caller's collection may change later
         if (copy.size() < 3) {
-            throw new IllegalArgumentException("Redlock needs at least 3 clients of independent nodes, got " + copy.size());
+            throw new IllegalArgumentException(
+                    "Redlock needs at least 3 clients of independent nodes, got " + copy.size());
         }
         Set<Object> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
         for (int i = 0; i < copy.size(); i++) {
@@ -159,12 +160,12 @@ public final class RedisLockBackend implements LockBackend {
                         + " is null; pass one JedisPool or UnifiedJedis per node");
             }
             if (!(c instanceof JedisPool) && !(c instanceof UnifiedJedis)) {
-                throw new IllegalArgumentException("Redlock client at index " + i + " is a " + c.getClass().getName()
-                        + "; expected a JedisPool or a UnifiedJedis (RedisClient, ...)");
+                throw new IllegalArgumentException("Redlock client at index " + i + " is a "
+                        + c.getClass().getName() + "; expected a JedisPool or a UnifiedJedis (RedisClient, ...)");
             }
             if (!distinct.add(c)) {
-                throw new IllegalArgumentException("Redlock client at index " + i + " appears twice; each client stands "
-                        + "for an independent node");
+                throw new IllegalArgumentException("Redlock client at index " + i
+                        + " appears twice; each client stands " + "for an independent node");
             }
         }
         return new Builder(List.copyOf(copy), true);
@@ -174,6 +175,7 @@ public final class RedisLockBackend implements LockBackend {
     public static final class Builder {
         /** JedisPool or UnifiedJedis, one per node. */
         private final List<Object> pools;
+
         private final boolean redlock;
         private RedisSettings settings = RedisSettings.defaults();
         private String description;
@@ -212,12 +214,15 @@ public final class RedisLockBackend implements LockBackend {
 
         public RedisLockBackend build() {
             if (settings.anyTlsSetting()) {
-                throw new IllegalArgumentException("TLS settings (tls, tlsCa, tlsCert, tlsKey) apply to pools the backend "
-                        + "builds from a URI; configure TLS in your JedisPool's DefaultJedisClientConfig (ssl, "
-                        + "sslSocketFactory, sslParameters) instead: " + settings);
+                throw new IllegalArgumentException(
+                        "TLS settings (tls, tlsCa, tlsCert, tlsKey) apply to pools the backend "
+                                + "builds from a URI; configure TLS in your JedisPool's DefaultJedisClientConfig (ssl, "
+                                + "sslSocketFactory, sslParameters) instead: " + settings);
             }
-            Duration timeout = settings.timeoutOr(redlock ? RedisSettings.REDLOCK_TIMEOUT : RedisSettings.SINGLE_NODE_TIMEOUT);
-            String d = description != null ? description
+            Duration timeout =
+                    settings.timeoutOr(redlock ? RedisSettings.REDLOCK_TIMEOUT : RedisSettings.SINGLE_NODE_TIMEOUT);
+            String d = description != null
+                    ? description
                     : (redlock ? "redlock (" + pools.size() + " application clients)" : "redis (application client)");
             return new RedisLockBackend(RedisConnection.ofClients(pools, redlock, timeout, d, executor), settings);
         }

@@ -12,11 +12,11 @@ import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.UnifiedJedis;
-import redis.clients.jedis.util.Pool;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.util.Pool;
 
 /*
  * One Redis server, reached through the application's client or a pool this backend built from a URI (and
@@ -52,10 +52,17 @@ final class RedisNode implements AutoCloseable {
     private final Runnable closer;
     /** Opens one idle connection in a pool the backend built; null otherwise. */
     private final Runnable warm;
+
     private final int timeoutMillis;
 
-    private RedisNode(String address, Supplier<Jedis> borrow, Runnable clear, UnifiedJedis unified, Runnable closer,
-                      Runnable warm, int timeoutMillis) {
+    private RedisNode(
+            String address,
+            Supplier<Jedis> borrow,
+            Runnable clear,
+            UnifiedJedis unified,
+            Runnable closer,
+            Runnable warm,
+            int timeoutMillis) {
         this.warm = warm;
         this.address = address;
         this.borrow = borrow;
@@ -68,22 +75,30 @@ final class RedisNode implements AutoCloseable {
     /** A node on a JedisPool; the backend closes it only when it built it ({@code ownsPool}). */
     @SuppressWarnings("deprecation") // JedisPool is deprecated in Jedis 8, and still what applications pass
     static RedisNode ofPool(String address, JedisPool pool, boolean ownsPool, int timeoutMillis) {
-        return new RedisNode(address, pool::getResource, pool::clear, null, ownsPool ? pool::close : () -> { },
-                ownsPool ? () -> {
-                    if (pool.getNumIdle() == 0) {
-                        pool.addObjects(1);
-                    }
-                } : null, timeoutMillis);
+        return new RedisNode(
+                address,
+                pool::getResource,
+                pool::clear,
+                null,
+                ownsPool ? pool::close : () -> {},
+                ownsPool
+                        ? () -> {
+                            if (pool.getNumIdle() == 0) {
+                                pool.addObjects(1);
+                            }
+                        }
+                        : null,
+                timeoutMillis);
     }
 
     /** A node on the application's client, which the backend never closes. */
     static RedisNode ofClient(String address, UnifiedJedis client, int timeoutMillis) {
         Pool<Connection> pool = poolOf(client);
         if (pool != null) {
-            return new RedisNode(address, () -> new Jedis(pool.getResource()), pool::clear, null, () -> { }, null,
-                    timeoutMillis);
+            return new RedisNode(
+                    address, () -> new Jedis(pool.getResource()), pool::clear, null, () -> {}, null, timeoutMillis);
         }
-        return new RedisNode(address, null, () -> { }, client, () -> { }, null, timeoutMillis);
+        return new RedisNode(address, null, () -> {}, client, () -> {}, null, timeoutMillis);
     }
 
     /** The connection pool of a RedisClient, or null when it has none (a custom connection provider). */
@@ -149,7 +164,7 @@ final class RedisNode implements AutoCloseable {
             var connection = jedis.getConnection();
             int saved = connection.getSoTimeout();
             try {
-                for (;;) {
+                for (; ; ) {
                     if (Thread.interrupted()) {
                         throw new InterruptedException();
                     }
@@ -160,8 +175,11 @@ final class RedisNode implements AutoCloseable {
                     }
                     long sliceMillis = TimeUnit.NANOSECONDS.toMillis(slice);
                     connection.setSoTimeout((int) sliceMillis + timeoutMillis);
-                    Object reply = jedis.sendCommand(Protocol.Command.BLPOP, wakeKey,
-                            String.format(java.util.Locale.ROOT, "%.3f", sliceMillis / 1000.0).getBytes(StandardCharsets.US_ASCII));
+                    Object reply = jedis.sendCommand(
+                            Protocol.Command.BLPOP,
+                            wakeKey,
+                            String.format(java.util.Locale.ROOT, "%.3f", sliceMillis / 1000.0)
+                                    .getBytes(StandardCharsets.US_ASCII));
                     if (reply != null) {
                         return true;
                     }
@@ -176,7 +194,7 @@ final class RedisNode implements AutoCloseable {
 
     /** BLPOP in slices through the client's API, which applies its own blocking socket timeout. */
     private boolean awaitWakeUnified(byte[] wakeKey, long deadline) throws InterruptedException {
-        for (;;) {
+        for (; ; ) {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
@@ -194,7 +212,8 @@ final class RedisNode implements AutoCloseable {
     /** Every key matching {@code pattern} (SCAN, so the server is never blocked). */
     List<byte[]> scan(String pattern) {
         List<byte[]> keys = new ArrayList<>();
-        ScanParams params = new ScanParams().match(pattern.getBytes(StandardCharsets.UTF_8)).count(1000);
+        ScanParams params =
+                new ScanParams().match(pattern.getBytes(StandardCharsets.UTF_8)).count(1000);
         byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
         if (unified != null) {
             do {

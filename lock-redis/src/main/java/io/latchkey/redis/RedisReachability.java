@@ -40,12 +40,15 @@ final class RedisReachability {
         }
     }
 
-    private RedisReachability() {
-    }
+    private RedisReachability() {}
 
     /** Probes every node; returns one outcome per node, in order, within about {@code connectTimeout}. */
-    static List<Outcome> probe(List<BackendUri.HostPort> nodes, Function<BackendUri.HostPort, Jedis> open,
-                               IntConsumer warm, Duration connectTimeout) throws InterruptedException {
+    static List<Outcome> probe(
+            List<BackendUri.HostPort> nodes,
+            Function<BackendUri.HostPort, Jedis> open,
+            IntConsumer warm,
+            Duration connectTimeout)
+            throws InterruptedException {
         int n = nodes.size();
         CountDownLatch done = new CountDownLatch(n);
         AtomicReferenceArray<Throwable> failures = new AtomicReferenceArray<>(n);
@@ -94,29 +97,40 @@ final class RedisReachability {
             outcomes = probe(hosts, open, i -> c.nodes().get(i).warm(), c.connectTimeout());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new BackendUnavailableException("interrupted while connecting to " + c.description(), null,
-                    c.description(), e);
+            throw new BackendUnavailableException(
+                    "interrupted while connecting to " + c.description(), null, c.description(), e);
         }
         List<Outcome> failed = outcomes.stream().filter(o -> !o.ok()).toList();
         int quorum = c.quorum();
         String target = c.target();
         if (outcomes.size() - failed.size() >= quorum) {
             if (!failed.isEmpty()) {
-                log.warn("{} of {} nodes of {} cannot be used now ({}); locking goes on while a quorum of {} answers",
-                        failed.size(), outcomes.size(), target, summary(c, failed), quorum);
+                log.warn(
+                        "{} of {} nodes of {} cannot be used now ({}); locking goes on while a quorum of {} answers",
+                        failed.size(),
+                        outcomes.size(),
+                        target,
+                        summary(c, failed),
+                        quorum);
             }
             return;
         }
-        Throwable cause = failed.stream().map(Outcome::failure).filter(Objects::nonNull).findFirst().orElse(null);
+        Throwable cause = failed.stream()
+                .map(Outcome::failure)
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElse(null);
         int n = c.nodes().size();
-        String reasons = (n == 1 ? "" : failed.size() + " of " + n + " nodes failed (a quorum of " + quorum
-                + " must answer): ") + summary(c, failed);
+        String reasons =
+                (n == 1 ? "" : failed.size() + " of " + n + " nodes failed (a quorum of " + quorum + " must answer): ")
+                        + summary(c, failed);
         for (RedisFailures.Kind kind : List.of(RedisFailures.Kind.AUTHENTICATION, RedisFailures.Kind.NOT_REDIS)) {
             for (Outcome o : failed) {
                 if (o.failure() != null && kind(c, o.failure()) == kind) {
                     throw kind == RedisFailures.Kind.AUTHENTICATION
                             ? StoreErrors.authenticationFailed(target, reasons, null, o.failure())
-                            : StoreErrors.notThatServer(o.node().toString(), "Redis", target, reasons, null, o.failure());
+                            : StoreErrors.notThatServer(
+                                    o.node().toString(), "Redis", target, reasons, null, o.failure());
                 }
             }
         }
@@ -137,7 +151,8 @@ final class RedisReachability {
         for (Outcome o : failed) {
             sb.append(sb.length() == 0 ? "" : "; ").append(c.nodes().size() == 1 ? "" : o.node() + ": ");
             // the probe's own read timeout (= connectTimeout) may fire just before the wait ends: the same silence
-            if (!o.answered() || (RedisNode.isTimeout(o.failure()) && kind(c, o.failure()) != RedisFailures.Kind.UNREACHABLE)) {
+            if (!o.answered()
+                    || (RedisNode.isTimeout(o.failure()) && kind(c, o.failure()) != RedisFailures.Kind.UNREACHABLE)) {
                 // a TLS client on a plain-text port waits for a ServerHello that never comes
                 sb.append(c.tls() ? "no answer (a plain-text port? then use redis://)" : "no answer");
                 continue;

@@ -37,7 +37,8 @@ final class RedisRenewal {
         int n = connection.nodes().size();
         int quorum = connection.quorum();
         long start = System.nanoTime();
-        NodeRound.Replies<Long> replies = connection.round(connection.nodes(),
+        NodeRound.Replies<Long> replies = connection.round(
+                connection.nodes(),
                 node -> asLong(node.eval(RedisScripts.RENEW, 2, k.lock(), k.fence(), owner, ttlMs)),
                 start + connection.timeoutNanos(),
                 r -> r.count(v -> v == 1) >= quorum || r.count(v -> v != 1) > n - quorum);
@@ -47,8 +48,13 @@ final class RedisRenewal {
             if (System.nanoTime() - validUntil < 0) {
                 return RenewResult.renewed(validUntil);
             }
-            throw errors.unavailable("renew", grant.name(), "the quorum renewed after "
-                    + NodeRound.millis(System.nanoTime() - start) + " ms, past the validity of the lease " + lease, null, null);
+            throw errors.unavailable(
+                    "renew",
+                    grant.name(),
+                    "the quorum renewed after " + NodeRound.millis(System.nanoTime() - start)
+                            + " ms, past the validity of the lease " + lease,
+                    null,
+                    null);
         }
         long gone = replies.count(v -> v != 1);
         if (gone > n - quorum) {

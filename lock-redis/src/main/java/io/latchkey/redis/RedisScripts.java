@@ -12,8 +12,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * Also here: the arguments' encoding and the parsing of the scripts' replies. Stateless.
  */
 final class RedisScripts {
-    private RedisScripts() {
-    }
+    private RedisScripts() {}
 
     /**
      * KEYS: lock, fence, waiting. ARGV: owner, lease ms.
@@ -128,7 +127,10 @@ final class RedisScripts {
                 return new AcquireReply(true, asLong(r.get(1)), -1, null);
             }
             Object holder = r.size() > 3 ? r.get(3) : null;
-            return new AcquireReply(false, asLong(r.get(1)), asLong(r.get(2)),
+            return new AcquireReply(
+                    false,
+                    asLong(r.get(1)),
+                    asLong(r.get(2)),
                     holder instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : null);
         }
     }
@@ -138,8 +140,10 @@ final class RedisScripts {
         static InspectReply parse(Object reply) {
             List<?> r = (List<?>) reply;
             Object owner = r.get(0);
-            return new InspectReply(owner instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : null,
-                    asLong(r.get(1)), asLong(r.get(2)));
+            return new InspectReply(
+                    owner instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : null,
+                    asLong(r.get(1)),
+                    asLong(r.get(2)));
         }
     }
 }

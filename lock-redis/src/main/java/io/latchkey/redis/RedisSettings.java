@@ -49,9 +49,17 @@ import java.util.TreeSet;
  */
 public final class RedisSettings {
     /** The keys {@link #fromMap(Map)} accepts. */
-    public static final Set<String> KEYS =
-            Set.of("timeout", "connectTimeout", "keyPrefix", "poolSize", "clockDrift", "clientName", "tls", "tlsCa",
-                    "tlsCert", "tlsKey");
+    public static final Set<String> KEYS = Set.of(
+            "timeout",
+            "connectTimeout",
+            "keyPrefix",
+            "poolSize",
+            "clockDrift",
+            "clientName",
+            "tls",
+            "tlsCa",
+            "tlsCert",
+            "tlsKey");
 
     static final Duration SINGLE_NODE_TIMEOUT = Duration.ofSeconds(2);
     static final Duration REDLOCK_TIMEOUT = Duration.ofMillis(200);
@@ -127,8 +135,9 @@ public final class RedisSettings {
         s.rejectUnknown(knownKeys());
         if (s.has("user") || s.has("password")) {
             // only a caller of fromMap gets here: BackendUri takes the credentials out of a URI's settings
-            throw new IllegalArgumentException("the Redis credentials (user, password) go in the URI or in the settings "
-                    + "of Latchkey.connect, never into RedisSettings");
+            throw new IllegalArgumentException(
+                    "the Redis credentials (user, password) go in the URI or in the settings "
+                            + "of Latchkey.connect, never into RedisSettings");
         }
         Builder b = builder();
         s.duration("timeout", MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::timeout);
@@ -158,8 +167,10 @@ public final class RedisSettings {
         try {
             return Optional.of(Path.of(s.text(key, "")));
         } catch (InvalidPathException e) {
-            throw new IllegalArgumentException(BACKEND + " setting " + key + " must be the path of a PEM file, was '"
-                    + s.text(key, "") + "': " + e.getReason(), e);
+            throw new IllegalArgumentException(
+                    BACKEND + " setting " + key + " must be the path of a PEM file, was '" + s.text(key, "") + "': "
+                            + e.getReason(),
+                    e);
         }
     }
 
@@ -235,23 +246,31 @@ public final class RedisSettings {
     public String toString() {
         return "RedisSettings[timeout=" + (timeout == null ? "default" : DurationText.format(timeout))
                 + ", connectTimeout=" + (connectTimeout == null ? "default" : DurationText.format(connectTimeout))
-                + ", keyPrefix='" + keyPrefix + "', poolSize=" + poolSize + ", clockDrift=" + clockDrift + ", clientName="
+                + ", keyPrefix='" + keyPrefix + "', poolSize=" + poolSize + ", clockDrift=" + clockDrift
+                + ", clientName="
                 + clientName + ", tls=" + tls() + (tlsCa == null ? "" : ", tlsCa=" + tlsCa)
                 + (tlsCert == null ? "" : ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey) + "]";
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof RedisSettings s && Objects.equals(timeout, s.timeout)
-                && Objects.equals(connectTimeout, s.connectTimeout) && keyPrefix.equals(s.keyPrefix)
-                && poolSize == s.poolSize && clockDrift == s.clockDrift && clientName.equals(s.clientName)
-                && Objects.equals(tls, s.tls) && Objects.equals(tlsCa, s.tlsCa) && Objects.equals(tlsCert, s.tlsCert)
+        return o instanceof RedisSettings s
+                && Objects.equals(timeout, s.timeout)
+                && Objects.equals(connectTimeout, s.connectTimeout)
+                && keyPrefix.equals(s.keyPrefix)
+                && poolSize == s.poolSize
+                && clockDrift == s.clockDrift
+                && clientName.equals(s.clientName)
+                && Objects.equals(tls, s.tls)
+                && Objects.equals(tlsCa, s.tlsCa)
+                && Objects.equals(tlsCert, s.tlsCert)
                 && Objects.equals(tlsKey, s.tlsKey);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(timeout, connectTimeout, keyPrefix, poolSize, clockDrift, clientName, tls, tlsCa, tlsCert, tlsKey);
+        return Objects.hash(
+                timeout, connectTimeout, keyPrefix, poolSize, clockDrift, clientName, tls, tlsCa, tlsCert, tlsKey);
     }
 
     /** Builder; every setter checks its argument. Not thread-safe. */
@@ -267,8 +286,7 @@ public final class RedisSettings {
         private Path tlsCert;
         private Path tlsKey;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Per-node request timeout: positive, at most 10 minutes. */
         public Builder timeout(Duration timeout) {
@@ -291,13 +309,15 @@ public final class RedisSettings {
                 throw new IllegalArgumentException("keyPrefix must not be null; pass \"\" for no prefix");
             }
             if (keyPrefix.length() > 64) {
-                throw new IllegalArgumentException("keyPrefix must be at most 64 characters, was " + keyPrefix.length());
+                throw new IllegalArgumentException(
+                        "keyPrefix must be at most 64 characters, was " + keyPrefix.length());
             }
             for (int i = 0; i < keyPrefix.length(); i++) {
                 char c = keyPrefix.charAt(i);
                 if (c == '{' || c == '}' || Character.isWhitespace(c) || Character.isISOControl(c)) {
-                    throw new IllegalArgumentException(String.format("keyPrefix must not contain braces, whitespace or "
-                            + "control characters (found U+%04X at index %d in '%s'); letters, digits and :-_./ are fine",
+                    throw new IllegalArgumentException(String.format(
+                            "keyPrefix must not contain braces, whitespace or "
+                                    + "control characters (found U+%04X at index %d in '%s'); letters, digits and :-_./ are fine",
                             (int) c, i, keyPrefix.replaceAll("\\p{Cntrl}", "?")));
                 }
             }
@@ -326,10 +346,13 @@ public final class RedisSettings {
 
         /** Connection name shown by CLIENT LIST: 1-64 characters without spaces or control characters. */
         public Builder clientName(String clientName) {
-            if (clientName == null || clientName.isEmpty() || clientName.length() > 64
+            if (clientName == null
+                    || clientName.isEmpty()
+                    || clientName.length() > 64
                     || !clientName.chars().allMatch(c -> c > 0x20 && c < 0x7F)) {
-                throw new IllegalArgumentException("clientName must be 1-64 printable ASCII characters without spaces, was '"
-                        + (clientName == null ? null : clientName.replaceAll("\\p{Cntrl}", "?")) + "'");
+                throw new IllegalArgumentException(
+                        "clientName must be 1-64 printable ASCII characters without spaces, was '"
+                                + (clientName == null ? null : clientName.replaceAll("\\p{Cntrl}", "?")) + "'");
             }
             this.clientName = clientName;
             return this;
@@ -365,8 +388,10 @@ public final class RedisSettings {
          */
         public RedisSettings build() {
             if ((tlsCert == null) != (tlsKey == null)) {
-                throw new IllegalArgumentException("tlsCert and tlsKey (client certificate and its unencrypted PKCS#8 key) "
-                        + "go together; give both or neither (given: " + (tlsCert != null ? "tlsCert" : "tlsKey") + ")");
+                throw new IllegalArgumentException(
+                        "tlsCert and tlsKey (client certificate and its unencrypted PKCS#8 key) "
+                                + "go together; give both or neither (given: "
+                                + (tlsCert != null ? "tlsCert" : "tlsKey") + ")");
             }
             if (Boolean.FALSE.equals(tls) && (tlsCa != null || tlsCert != null)) {
                 throw new IllegalArgumentException("tls=false contradicts " + (tlsCa != null ? "tlsCa" : "tlsCert")
@@ -390,7 +415,8 @@ public final class RedisSettings {
                 throw new IllegalArgumentException(what + " must be at most 10 minutes, was " + d);
             }
             if (d.toMillis() == 0) {
-                throw new IllegalArgumentException(what + " must be at least 1 ms (Redis clients count in milliseconds), was " + d);
+                throw new IllegalArgumentException(
+                        what + " must be at least 1 ms (Redis clients count in milliseconds), was " + d);
             }
             return d;
         }

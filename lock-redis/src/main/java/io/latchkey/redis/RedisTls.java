@@ -40,8 +40,7 @@ final class RedisTls {
     private static final String BEGIN_PKCS8 = "-----BEGIN PRIVATE KEY-----";
     private static final String END_PKCS8 = "-----END PRIVATE KEY-----";
 
-    private RedisTls() {
-    }
+    private RedisTls() {}
 
     /** Parameters for every TLS connection: verify that the server certificate names the host. */
     static SSLParameters parameters() {
@@ -62,7 +61,8 @@ final class RedisTls {
             context.init(keys, trust, null);
             return context.getSocketFactory();
         } catch (GeneralSecurityException e) {
-            throw new IllegalArgumentException("cannot set up TLS with tlsCa=" + ca + ", tlsCert=" + cert + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "cannot set up TLS with tlsCa=" + ca + ", tlsCert=" + cert + ": " + e.getMessage(), e);
         }
     }
 
@@ -78,7 +78,8 @@ final class RedisTls {
             tmf.init(store);
             return tmf.getTrustManagers();
         } catch (GeneralSecurityException | IOException e) {
-            throw new IllegalArgumentException("tlsCa file " + ca + " cannot be used as a trust store: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "tlsCa file " + ca + " cannot be used as a trust store: " + e.getMessage(), e);
         }
     }
 
@@ -96,8 +97,10 @@ final class RedisTls {
             kmf.init(store, password);
             return kmf.getKeyManagers();
         } catch (GeneralSecurityException | IOException e) {
-            throw new IllegalArgumentException("tlsCert " + cert + " and tlsKey " + key + " cannot be used as a client "
-                    + "certificate: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "tlsCert " + cert + " and tlsKey " + key + " cannot be used as a client " + "certificate: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -105,16 +108,16 @@ final class RedisTls {
         byte[] bytes = read(setting, file);
         String text = new String(bytes, StandardCharsets.US_ASCII);
         if (!text.contains("-----BEGIN CERTIFICATE-----")) {
-            throw new IllegalArgumentException(setting + " file " + file + " holds no PEM certificate (expected a block "
-                    + "starting with -----BEGIN CERTIFICATE-----)");
+            throw new IllegalArgumentException(setting + " file " + file
+                    + " holds no PEM certificate (expected a block " + "starting with -----BEGIN CERTIFICATE-----)");
         }
         Collection<? extends Certificate> parsed;
         try {
             parsed = java.security.cert.CertificateFactory.getInstance("X.509")
                     .generateCertificates(new ByteArrayInputStream(bytes));
         } catch (GeneralSecurityException e) {
-            throw new IllegalArgumentException(setting + " file " + file + " is not a valid PEM certificate file: "
-                    + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    setting + " file " + file + " is not a valid PEM certificate file: " + e.getMessage(), e);
         }
         List<X509Certificate> out = new ArrayList<>();
         for (Certificate c : parsed) {
@@ -131,13 +134,15 @@ final class RedisTls {
     private static PrivateKey privateKey(Path file, PublicKey certificateKey) {
         String text = new String(read("tlsKey", file), StandardCharsets.US_ASCII);
         if (text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----")) {
-            throw new IllegalArgumentException("tlsKey file " + file + " is encrypted; give an unencrypted PKCS#8 PEM key "
-                    + "(openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-pkcs8.pem) and protect the file instead");
+            throw new IllegalArgumentException(
+                    "tlsKey file " + file + " is encrypted; give an unencrypted PKCS#8 PEM key "
+                            + "(openssl pkcs8 -topk8 -nocrypt -in key.pem -out key-pkcs8.pem) and protect the file instead");
         }
         int begin = text.indexOf(BEGIN_PKCS8);
         int end = text.indexOf(END_PKCS8);
         if (begin < 0 || end < begin) {
-            String found = text.contains("-----BEGIN RSA PRIVATE KEY-----") ? "a PKCS#1 RSA key"
+            String found = text.contains("-----BEGIN RSA PRIVATE KEY-----")
+                    ? "a PKCS#1 RSA key"
                     : text.contains("-----BEGIN EC PRIVATE KEY-----") ? "a SEC1 EC key" : "no PKCS#8 key";
             throw new IllegalArgumentException("tlsKey file " + file + " holds " + found + "; expected an unencrypted "
                     + "PKCS#8 PEM key (-----BEGIN PRIVATE KEY-----); convert it with "
@@ -153,8 +158,10 @@ final class RedisTls {
         try {
             return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
         } catch (GeneralSecurityException e) {
-            throw new IllegalArgumentException("tlsKey file " + file + " is not a valid PKCS#8 " + algorithm
-                    + " key matching the certificate in tlsCert: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "tlsKey file " + file + " is not a valid PKCS#8 " + algorithm
+                            + " key matching the certificate in tlsCert: " + e.getMessage(),
+                    e);
         }
     }
 
@@ -184,8 +191,8 @@ final class RedisTls {
         } catch (GeneralSecurityException e) {
             // fall through to the mismatch message
         }
-        throw new IllegalArgumentException("tlsKey file " + keyFile + " is not the private key of the certificate in tlsCert file "
-                + cert);
+        throw new IllegalArgumentException(
+                "tlsKey file " + keyFile + " is not the private key of the certificate in tlsCert file " + cert);
     }
 
     private static byte[] read(String setting, Path file) {

@@ -65,8 +65,11 @@ final class RedisWaiting {
                 waitNode = (index + 1) % nodes.size();
             }
             if (log.isDebugEnabled()) {
-                log.debug("Waiting for a release of '{}' on {} failed; polling instead: {}", name,
-                        connection.description(), connection.errors().describe(e));
+                log.debug(
+                        "Waiting for a release of '{}' on {} failed; polling instead: {}",
+                        name,
+                        connection.description(),
+                        connection.errors().describe(e));
             }
             long left = Deadlines.remaining(deadline, System.nanoTime());
             if (left > 0) {

@@ -107,7 +107,8 @@ final class CapturedLogs implements AutoCloseable {
                 level.setAccessible(true);
                 Field mapField = LoggerFactory.getILoggerFactory().getClass().getDeclaredField("loggerMap");
                 mapField.setAccessible(true);
-                for (Logger logger : ((ConcurrentMap<?, Logger>) mapField.get(LoggerFactory.getILoggerFactory())).values()) {
+                for (Logger logger :
+                        ((ConcurrentMap<?, Logger>) mapField.get(LoggerFactory.getILoggerFactory())).values()) {
                     level.setInt(logger, savedLevels.getOrDefault(logger, savedDefault));
                 }
             }

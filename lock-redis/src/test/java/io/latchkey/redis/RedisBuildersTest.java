@@ -37,7 +37,8 @@ import redis.clients.jedis.providers.PooledConnectionProvider;
 @Timeout(60)
 @SuppressWarnings("deprecation") // JedisPool: deprecated in Jedis 8, still accepted
 class RedisBuildersTest {
-    private static final JedisClientConfig RESP2 = DefaultJedisClientConfig.builder().autoNegotiateProtocol(false).build();
+    private static final JedisClientConfig RESP2 =
+            DefaultJedisClientConfig.builder().autoNegotiateProtocol(false).build();
     private static List<RunningServer> servers;
 
     @BeforeAll
@@ -73,16 +74,23 @@ class RedisBuildersTest {
         try (LockHandle h = locks.lock(name).tryAcquire().orElseThrow()) {
             assertThat(h.fencingToken()).isPositive();
             assertThat(locks.list(name)).extracting(i -> i.name()).containsExactly(name);
-            assertThat(locks.lock(name).tryAcquire()).as("held: a second acquire is refused").isEmpty();
+            assertThat(locks.lock(name).tryAcquire())
+                    .as("held: a second acquire is refused")
+                    .isEmpty();
         }
         assertThat(locks.inspect(name)).isEmpty();
     }
 
     @Test
     void redlockBuilderTakesListOf() {
-        try (JedisPool a = pool(0); JedisPool b = pool(1); JedisPool c = pool(2)) {
+        try (JedisPool a = pool(0);
+                JedisPool b = pool(1);
+                JedisPool c = pool(2)) {
             try (LockClient locks = Latchkey.client(RedisLockBackend.redlockBuilder(List.of(a, b, c))
-                    .settings(RedisSettings.builder().timeout(Duration.ofSeconds(1)).build()).build())) {
+                    .settings(RedisSettings.builder()
+                            .timeout(Duration.ofSeconds(1))
+                            .build())
+                    .build())) {
                 lockUnlock(locks, "builders/list-of");
             }
             assertThat(a.isClosed()).as("application pools stay open").isFalse();
@@ -91,16 +99,21 @@ class RedisBuildersTest {
 
     @Test
     void redlockBuilderTakesAnyCollectionAndCopiesIt() {
-        try (JedisPool a = pool(0); JedisPool b = pool(1); JedisPool c = pool(2)) {
+        try (JedisPool a = pool(0);
+                JedisPool b = pool(1);
+                JedisPool c = pool(2)) {
             List<JedisPool> mutable = new ArrayList<>(List.of(a, b, c));
             RedisLockBackend.Builder builder = RedisLockBackend.redlockBuilder(mutable)
-                    .settings(RedisSettings.builder().timeout(Duration.ofSeconds(1)).build());
+                    .settings(RedisSettings.builder()
+                            .timeout(Duration.ofSeconds(1))
+                            .build());
             mutable.clear(); // the builder copied the collection
             try (LockClient locks = Latchkey.client(builder.build())) {
                 lockUnlock(locks, "builders/copied");
             }
             for (var collection : List.of(new LinkedHashSet<>(List.of(a, b, c)), new ArrayDeque<>(List.of(a, b, c)))) {
-                RedisLockBackend backend = RedisLockBackend.redlockBuilder(collection).build();
+                RedisLockBackend backend =
+                        RedisLockBackend.redlockBuilder(collection).build();
                 assertThat(backend.nodeCount()).isEqualTo(3);
                 backend.close();
             }
@@ -109,17 +122,26 @@ class RedisBuildersTest {
 
     @Test
     void aNullElementIsRejectedNamingItsIndex() {
-        try (JedisPool a = pool(0); JedisPool c = pool(2)) {
+        try (JedisPool a = pool(0);
+                JedisPool c = pool(2)) {
             assertThatThrownBy(() -> RedisLockBackend.redlockBuilder(Arrays.asList(a, null, c)))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("index 1").hasMessageContaining("null");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("index 1")
+                    .hasMessageContaining("null");
             assertThatThrownBy(() -> RedisLockBackend.redlockBuilder(null))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 3");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("at least 3");
             assertThatThrownBy(() -> RedisLockBackend.redlockBuilder(List.of(a, c)))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 3").hasMessageContaining("got 2");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("at least 3")
+                    .hasMessageContaining("got 2");
             assertThatThrownBy(() -> RedisLockBackend.redlockBuilder(List.of(a, c, a)))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("index 2").hasMessageContaining("twice");
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("index 2")
+                    .hasMessageContaining("twice");
             assertThatThrownBy(() -> RedisLockBackend.redlockBuilder(List.of(a, c, "redis://h:1")))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("index 2")
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("index 2")
                     .hasMessageContaining("JedisPool or a UnifiedJedis");
             assertThatThrownBy(() -> RedisLockBackend.builder((JedisPool) null))
                     .isInstanceOf(IllegalArgumentException.class);
@@ -147,7 +169,8 @@ class RedisBuildersTest {
     /** Lock, list, and a waiter woken by the release (BLPOP through the client), well before its wait ends. */
     private static void assertSingleNodeWorks(UnifiedJedis app, String name) throws Exception {
         try (LockClient holder = Latchkey.client(RedisLockBackend.builder(app).build());
-             LockClient waiter = Latchkey.client(RedisLockBackend.builder(app).build())) {
+                LockClient waiter =
+                        Latchkey.client(RedisLockBackend.builder(app).build())) {
             lockUnlock(holder, name);
             LockHandle held = holder.lock(name).tryAcquire().orElseThrow();
             CompletableFuture<Optional<LockHandle>> waiting = CompletableFuture.supplyAsync(() -> {
@@ -157,7 +180,8 @@ class RedisBuildersTest {
                     throw new IllegalStateException(e);
                 }
             });
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
                     .until(() -> holder.inspect(name).isPresent() && !waiting.isDone());
             long released = System.nanoTime();
             held.release();
@@ -170,13 +194,21 @@ class RedisBuildersTest {
 
     @Test
     void redlockOnRedisClientsAndMixedClients() {
-        try (RedisClient a = client(0); RedisClient b = client(1); RedisClient c = client(2); JedisPool p = pool(2);
-             UnifiedJedis u = unified(1)) {
-            RedisSettings settings = RedisSettings.builder().timeout(Duration.ofSeconds(1)).build();
-            try (LockClient locks = Latchkey.client(RedisLockBackend.redlockBuilder(List.of(a, b, c)).settings(settings).build())) {
+        try (RedisClient a = client(0);
+                RedisClient b = client(1);
+                RedisClient c = client(2);
+                JedisPool p = pool(2);
+                UnifiedJedis u = unified(1)) {
+            RedisSettings settings =
+                    RedisSettings.builder().timeout(Duration.ofSeconds(1)).build();
+            try (LockClient locks = Latchkey.client(RedisLockBackend.redlockBuilder(List.of(a, b, c))
+                    .settings(settings)
+                    .build())) {
                 lockUnlock(locks, "builders/redlock-clients");
             }
-            try (LockClient locks = Latchkey.client(RedisLockBackend.redlockBuilder(List.of(a, u, p)).settings(settings).build())) {
+            try (LockClient locks = Latchkey.client(RedisLockBackend.redlockBuilder(List.of(a, u, p))
+                    .settings(settings)
+                    .build())) {
                 lockUnlock(locks, "builders/redlock-mixed");
             }
             assertThat(a.ping()).isEqualTo("PONG");

@@ -10,11 +10,11 @@ import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
 import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.servers.RunningServer;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import java.util.List;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -44,7 +44,8 @@ class RedisConnectTest {
     @Test
     void uriWithPasswordConnectsThroughTheServiceLoaderAndHidesThePassword() {
         try (LockClient client = Latchkey.connect("redis://:" + PASSWORD + "@" + hostPort() + "/2?keyPrefix=app:")) {
-            assertThat(client.capabilities()).contains(Capability.NATIVE_WAIT, Capability.LISTING)
+            assertThat(client.capabilities())
+                    .contains(Capability.NATIVE_WAIT, Capability.LISTING)
                     .doesNotContain(Capability.SURVIVES_SERVER_RESTART, Capability.FAIR);
             assertThat(client.backend()).doesNotContain(PASSWORD).contains("***");
             assertThat(client.toString()).doesNotContain(PASSWORD);
@@ -58,11 +59,15 @@ class RedisConnectTest {
     @Test
     void aWrongPasswordFailsAtConnectWithoutShowingIt() {
         String wrong = "wrong-Pw-77";
-        assertThatThrownBy(() -> Latchkey.connect("redis://user1:" + wrong + "@" + hostPort(), Map.of("timeout", "500ms")).close())
+        assertThatThrownBy(
+                        () -> Latchkey.connect("redis://user1:" + wrong + "@" + hostPort(), Map.of("timeout", "500ms"))
+                                .close())
                 .isInstanceOf(BackendUnavailableException.class)
                 .satisfies(e -> {
                     for (Throwable t = e; t != null; t = t.getCause()) {
-                        assertThat(String.valueOf(t.getMessage())).doesNotContain(wrong).doesNotContain(PASSWORD);
+                        assertThat(String.valueOf(t.getMessage()))
+                                .doesNotContain(wrong)
+                                .doesNotContain(PASSWORD);
                     }
                 })
                 .hasMessageStartingWith("authentication failed at redis://" + hostPort() + ": WRONGPASS");
@@ -71,19 +76,26 @@ class RedisConnectTest {
     @Test
     void aPasswordChangedAfterConnectFailsTheOperationWithTheSameLine() {
         try (LockClient client = Latchkey.connect("redis://:" + PASSWORD + "@" + hostPort() + "?poolSize=1");
-             Jedis admin = new Jedis(HostAndPort.from(hostPort()),
-                     DefaultJedisClientConfig.builder().autoNegotiateProtocol(false).password(PASSWORD).build())) {
+                Jedis admin = new Jedis(
+                        HostAndPort.from(hostPort()),
+                        DefaultJedisClientConfig.builder()
+                                .autoNegotiateProtocol(false)
+                                .password(PASSWORD)
+                                .build())) {
             client.lock("connect/changed").tryAcquire().orElseThrow().close();
             try {
                 admin.configSet("requirepass", "changed-Pw-31");
-                admin.clientKill(new redis.clients.jedis.params.ClientKillParams().type(
-                        redis.clients.jedis.args.ClientType.NORMAL).skipMe(redis.clients.jedis.params.ClientKillParams.SkipMe.YES));
+                admin.clientKill(new redis.clients.jedis.params.ClientKillParams()
+                        .type(redis.clients.jedis.args.ClientType.NORMAL)
+                        .skipMe(redis.clients.jedis.params.ClientKillParams.SkipMe.YES));
                 assertThatThrownBy(() -> client.lock("connect/changed").tryAcquire())
                         .isInstanceOf(BackendUnavailableException.class)
                         .hasMessageContaining("authentication failed at redis://" + hostPort() + ": WRONGPASS")
                         .satisfies(e -> {
                             for (Throwable t = e; t != null; t = t.getCause()) {
-                                assertThat(String.valueOf(t.getMessage())).doesNotContain(PASSWORD).doesNotContain("changed-Pw-31");
+                                assertThat(String.valueOf(t.getMessage()))
+                                        .doesNotContain(PASSWORD)
+                                        .doesNotContain("changed-Pw-31");
                             }
                         });
             } finally {
@@ -95,25 +107,40 @@ class RedisConnectTest {
 
     @Test
     void theBackendsConnectionsSpeakResp2WithoutNegotiating() {
-        try (LockClient client = Latchkey.connect("redis://:" + PASSWORD + "@" + hostPort() + "?clientName=resp-probe");
-             Jedis admin = new Jedis(HostAndPort.from(hostPort()),
-                     DefaultJedisClientConfig.builder().autoNegotiateProtocol(false).password(PASSWORD).build())) {
+        try (LockClient client =
+                        Latchkey.connect("redis://:" + PASSWORD + "@" + hostPort() + "?clientName=resp-probe");
+                Jedis admin = new Jedis(
+                        HostAndPort.from(hostPort()),
+                        DefaultJedisClientConfig.builder()
+                                .autoNegotiateProtocol(false)
+                                .password(PASSWORD)
+                                .build())) {
             admin.configResetStat();
             client.lock("resp/a").tryAcquire().orElseThrow().close();
-            List<String> mine = admin.clientList().lines().filter(l -> l.contains(" name=resp-probe ")).toList();
+            List<String> mine = admin.clientList()
+                    .lines()
+                    .filter(l -> l.contains(" name=resp-probe "))
+                    .toList();
             assertThat(mine).isNotEmpty().allSatisfy(l -> assertThat(l).contains(" resp=2"));
             // no HELLO: the protocol is stated (RESP2, the default of every connection), not negotiated
-            assertThat(admin.info("commandstats")).doesNotContain("cmdstat_hello").contains("cmdstat_evalsha");
+            assertThat(admin.info("commandstats"))
+                    .doesNotContain("cmdstat_hello")
+                    .contains("cmdstat_evalsha");
         }
     }
 
     @Test
     void anApplicationPoolIsUsedAndNotClosed() {
-        try (JedisPool pool = new JedisPool(HostAndPort.from(hostPort()),
+        try (JedisPool pool = new JedisPool(
+                HostAndPort.from(hostPort()),
                 // RESP2 without negotiation, as the backend's own pools (else Jedis warns about RESP3 negotiation)
-                redis.clients.jedis.DefaultJedisClientConfig.builder().autoNegotiateProtocol(false).password(PASSWORD)
+                redis.clients.jedis.DefaultJedisClientConfig.builder()
+                        .autoNegotiateProtocol(false)
+                        .password(PASSWORD)
                         .build())) {
-            RedisLockBackend backend = RedisLockBackend.builder(pool).description("redis://:" + PASSWORD + "@cache").build();
+            RedisLockBackend backend = RedisLockBackend.builder(pool)
+                    .description("redis://:" + PASSWORD + "@cache")
+                    .build();
             try (LockClient client = Latchkey.client(backend)) {
                 assertThat(client.backend()).doesNotContain(PASSWORD);
                 client.lock("pool/a").tryAcquire().orElseThrow().close();

@@ -32,12 +32,15 @@ class RedisKeysTest {
         for (String name : names) {
             RedisKeys.NameKeys k = keys.of(name);
             for (byte[] key : List.of(k.lock(), k.fence(), k.wake(), k.waiting())) {
-                assertThat(all.add(new String(key, StandardCharsets.UTF_8))).as("duplicate key for %s", name).isTrue();
+                assertThat(all.add(new String(key, StandardCharsets.UTF_8)))
+                        .as("duplicate key for %s", name)
+                        .isTrue();
             }
         }
         assertThat(all).hasSize(names.size() * 4);
         assertThat(new String(keys.of("a").lock(), StandardCharsets.UTF_8)).isEqualTo("latchkey:{61}:lock");
-        assertThat(new String(keys.of("a:fence").lock(), StandardCharsets.UTF_8)).isEqualTo("latchkey:{613a66656e6365}:lock");
+        assertThat(new String(keys.of("a:fence").lock(), StandardCharsets.UTF_8))
+                .isEqualTo("latchkey:{613a66656e6365}:lock");
         assertThat(new String(keys.of("{a}").fence(), StandardCharsets.UTF_8)).isEqualTo("latchkey:{7b617d}:fence");
     }
 
@@ -46,9 +49,12 @@ class RedisKeysTest {
         for (String name : ValidationRules.hostileValidNames()) {
             assertThat(keys.nameOfLockKey(keys.of(name).lock())).contains(name);
         }
-        assertThat(keys.nameOfLockKey("latchkey:{61}:fence".getBytes(StandardCharsets.UTF_8))).isEmpty();
-        assertThat(keys.nameOfLockKey("other:{61}:lock".getBytes(StandardCharsets.UTF_8))).isEmpty();
-        assertThat(keys.nameOfLockKey("latchkey:{6}:lock".getBytes(StandardCharsets.UTF_8))).isEmpty();
+        assertThat(keys.nameOfLockKey("latchkey:{61}:fence".getBytes(StandardCharsets.UTF_8)))
+                .isEmpty();
+        assertThat(keys.nameOfLockKey("other:{61}:lock".getBytes(StandardCharsets.UTF_8)))
+                .isEmpty();
+        assertThat(keys.nameOfLockKey("latchkey:{6}:lock".getBytes(StandardCharsets.UTF_8)))
+                .isEmpty();
     }
 
     @Test

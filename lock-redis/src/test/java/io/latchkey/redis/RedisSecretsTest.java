@@ -42,6 +42,7 @@ class RedisSecretsTest {
     private static final String APP_PW = "s3cretPw-app-Kx52";
     /** Password of the ACL user "enc": every delimiter of the URI grammar, so it must be percent-encoded. */
     private static final String ENC_PW = "Enc@d:ed/Pw%41+x?y#z-9";
+
     private static final String ACL = "~* &* +@all";
 
     private static TestCertificates certs;
@@ -91,7 +92,12 @@ class RedisSecretsTest {
 
     /** How the credentials are written. */
     enum Form {
-        USER_AND_PASSWORD, COLON_PASSWORD, LONE_PASSWORD, QUERY_PASSWORD, QUERY_USER_AND_PASSWORD, PERCENT_ENCODED,
+        USER_AND_PASSWORD,
+        COLON_PASSWORD,
+        LONE_PASSWORD,
+        QUERY_PASSWORD,
+        QUERY_USER_AND_PASSWORD,
+        PERCENT_ENCODED,
         SETTINGS_MAP
     }
 
@@ -106,8 +112,7 @@ class RedisSecretsTest {
     }
 
     /** A URI and settings for the scheme, form and password, against the given hosts. */
-    private record Target(String uri, Map<String, String> settings) {
-    }
+    private record Target(String uri, Map<String, String> settings) {}
 
     private static Target target(String scheme, Form form, String password, String hosts) {
         String user = switch (form) {
@@ -149,18 +154,24 @@ class RedisSecretsTest {
         return switch (scheme) {
             case "redis" -> plain.endpoint().hostAndPort();
             case "rediss" -> tls.endpoint().hostAndPort();
-            default -> String.join(",", quorum.stream().map(s -> s.endpoint().hostAndPort()).toList());
+            default ->
+                String.join(
+                        ",",
+                        quorum.stream().map(s -> s.endpoint().hostAndPort()).toList());
         };
     }
 
     private static String closedHosts(String scheme) {
         int n = scheme.equals("redlock") ? 3 : 1;
-        return String.join(",", FreePorts.find(n).stream().map(p -> "127.0.0.1:" + p).toList());
+        return String.join(
+                ",", FreePorts.find(n).stream().map(p -> "127.0.0.1:" + p).toList());
     }
 
     /** Every form the password may take in text: literal and percent-encoded (both encodings of a space). */
     private static List<String> forms(String password) {
-        return List.of(password, URLEncoder.encode(password, StandardCharsets.UTF_8),
+        return List.of(
+                password,
+                URLEncoder.encode(password, StandardCharsets.UTF_8),
                 URLEncoder.encode(password, StandardCharsets.UTF_8).replace("+", "%20"));
     }
 
@@ -177,8 +188,12 @@ class RedisSecretsTest {
             try (LockClient client = Latchkey.connect(good.uri(), good.settings())) {
                 assertNoSecret(secrets, client.backend(), client.toString());
                 try (LockHandle h = client.lock("secrets/" + form).tryAcquire().orElseThrow()) {
-                    assertNoSecret(secrets, h.toString(), String.valueOf(client.inspect(h.name())),
-                            String.valueOf(client.list("secrets/")), String.valueOf(client.held()));
+                    assertNoSecret(
+                            secrets,
+                            h.toString(),
+                            String.valueOf(client.inspect(h.name())),
+                            String.valueOf(client.list("secrets/")),
+                            String.valueOf(client.held()));
                 }
             }
 
@@ -189,14 +204,16 @@ class RedisSecretsTest {
                     .satisfies(e -> assertNoSecretIn(secrets, e));
 
             Target nowhere = target(scheme, form, right, closedHosts(scheme));
-            assertThatThrownBy(() -> Latchkey.connect(nowhere.uri(), nowhere.settings()).close())
+            assertThatThrownBy(() ->
+                            Latchkey.connect(nowhere.uri(), nowhere.settings()).close())
                     .isInstanceOf(BackendUnavailableException.class)
                     .satisfies(e -> assertThat(e.getMessage()).startsWith("cannot reach " + scheme + "://"))
                     .satisfies(e -> assertNoSecretIn(secrets, e));
 
             String logged = logs.text();
-            assertThat(logged).as("DEBUG output was captured").contains("DEBUG " + RedisSecretsTest.class.getName()
-                    + " - capture check");
+            assertThat(logged)
+                    .as("DEBUG output was captured")
+                    .contains("DEBUG " + RedisSecretsTest.class.getName() + " - capture check");
             assertNoSecret(secrets, logged);
         }
     }

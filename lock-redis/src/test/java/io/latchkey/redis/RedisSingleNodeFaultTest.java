@@ -13,10 +13,10 @@ import io.latchkey.LockOptions;
 import io.latchkey.RetryStrategy;
 import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.redis.fixtures.RespProxy;
+import io.latchkey.servers.RunningServer;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Grant;
-import io.latchkey.servers.RunningServer;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -74,7 +74,8 @@ class RedisSingleNodeFaultTest {
 
     /** Opens the pooled connection (its handshake must not be what the proxy drops) and caches the scripts. */
     private static void warmUp(RedisLockBackend backend) {
-        Grant g = (Grant) backend.tryAcquire(new AcquireRequest(uniqueName("warm-up"), "warm-up", Duration.ofSeconds(5), Fairness.NONE));
+        Grant g = (Grant) backend.tryAcquire(
+                new AcquireRequest(uniqueName("warm-up"), "warm-up", Duration.ofSeconds(5), Fairness.NONE));
         assertThat(backend.release(g)).isTrue();
     }
 
@@ -82,14 +83,19 @@ class RedisSingleNodeFaultTest {
     @DisplayName("a restart (no persistence) while a lock is held: the holder reports the loss before validUntil()")
     void restartWhileHeld_holderReportsLossBeforeValidUntil() throws Exception {
         try (LockClient client = Latchkey.connect(RedisServers.uri(server))) {
-            LockHandle h = client.lock(uniqueName("restart"), LockOptions.builder().lease(Duration.ofSeconds(3)).build())
-                    .tryAcquire().orElseThrow();
+            LockHandle h = client.lock(
+                            uniqueName("restart"),
+                            LockOptions.builder().lease(Duration.ofSeconds(3)).build())
+                    .tryAcquire()
+                    .orElseThrow();
             CompletableFuture<Instant[]> seen = new CompletableFuture<>();
             h.onLost(loss -> seen.complete(new Instant[] {Instant.now(), h.validUntil()}));
             server.requireFaultInjection().restart();
             LockLoss loss = h.lost().toCompletableFuture().get(10, TimeUnit.SECONDS);
             Instant[] at = seen.get(10, TimeUnit.SECONDS);
-            assertThat(at[0]).as("loss reported at %s, validUntil %s", at[0], at[1]).isBefore(at[1]);
+            assertThat(at[0])
+                    .as("loss reported at %s, validUntil %s", at[0], at[1])
+                    .isBefore(at[1]);
             assertThat(loss.reason()).isEqualTo(LockLoss.Reason.RENEWAL_FAILED);
             assertThat(h.isValid()).isFalse();
             // the restarted server serves the next client at once: stale pooled connections are replaced
@@ -101,22 +107,28 @@ class RedisSingleNodeFaultTest {
     @DisplayName("a reply lost after the server applied the acquire: the retry with the same owner gets the same grant")
     void lostReply_retryRecognisesTheGrant() {
         String name = uniqueName("lost-reply");
-        try (RespProxy proxy = RespProxy.start(server.endpoint().host(), server.endpoint().port());
-             RedisLockBackend backend = RedisLockBackend.connect(URI.create("redis://127.0.0.1:" + proxy.port()),
-                     Map.of("timeout", "300ms"))) {
-            AcquireRequest request = new AcquireRequest(name, "owner-lost-reply", Duration.ofSeconds(20), Fairness.NONE);
+        try (RespProxy proxy = RespProxy.start(
+                        server.endpoint().host(), server.endpoint().port());
+                RedisLockBackend backend = RedisLockBackend.connect(
+                        URI.create("redis://127.0.0.1:" + proxy.port()), Map.of("timeout", "300ms"))) {
+            AcquireRequest request =
+                    new AcquireRequest(name, "owner-lost-reply", Duration.ofSeconds(20), Fairness.NONE);
             warmUp(backend);
             proxy.dropResponses(true);
-            assertThatThrownBy(() -> backend.tryAcquire(request)).isInstanceOf(BackendUnavailableException.class)
+            assertThatThrownBy(() -> backend.tryAcquire(request))
+                    .isInstanceOf(BackendUnavailableException.class)
                     .hasMessageContaining(name);
             proxy.dropResponses(false);
             assertThat(holder(name)).as("the server applied the acquire").isEqualTo("owner-lost-reply");
             assertThat(fence(name)).isEqualTo("1");
             AcquireResult retry = backend.tryAcquire(request);
             assertThat(retry).isInstanceOf(Grant.class);
-            assertThat(((Grant) retry).fencingToken()).as("the retry made no second grant").isEqualTo(1);
+            assertThat(((Grant) retry).fencingToken())
+                    .as("the retry made no second grant")
+                    .isEqualTo(1);
             assertThat(fence(name)).isEqualTo("1");
-            assertThat(backend.tryAcquire(new AcquireRequest(name, "someone-else", Duration.ofSeconds(20), Fairness.NONE)))
+            assertThat(backend.tryAcquire(
+                            new AcquireRequest(name, "someone-else", Duration.ofSeconds(20), Fairness.NONE)))
                     .isNotInstanceOf(Grant.class);
             assertThat(backend.release((Grant) retry)).isTrue();
         }
@@ -126,14 +138,22 @@ class RedisSingleNodeFaultTest {
     @DisplayName("a reply lost during LockClient.acquire: the core's retry recognises the grant, one token is used")
     void lostReply_clientAcquireSucceedsIdempotently() throws Exception {
         String name = uniqueName("lost-reply-client");
-        try (RespProxy proxy = RespProxy.start(server.endpoint().host(), server.endpoint().port());
-             LockClient client = Latchkey.connect(URI.create("redis://127.0.0.1:" + proxy.port()), Map.of("timeout", "300ms"))) {
+        try (RespProxy proxy = RespProxy.start(
+                        server.endpoint().host(), server.endpoint().port());
+                LockClient client =
+                        Latchkey.connect(URI.create("redis://127.0.0.1:" + proxy.port()), Map.of("timeout", "300ms"))) {
             client.lock(uniqueName("warm-up")).tryAcquire().orElseThrow().release(); // scripts cached, connection open
             proxy.dropResponses(true);
             long before = proxy.commands();
-            CompletableFuture<LockHandle> acquired = client.lock(name, LockOptions.builder()
-                    .retry(RetryStrategy.fixed(Duration.ofMillis(100))).build()).acquireAsync(Duration.ofSeconds(20));
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> holder(name) != null && proxy.commands() > before);
+            CompletableFuture<LockHandle> acquired = client.lock(
+                            name,
+                            LockOptions.builder()
+                                    .retry(RetryStrategy.fixed(Duration.ofMillis(100)))
+                                    .build())
+                    .acquireAsync(Duration.ofSeconds(20));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> holder(name) != null && proxy.commands() > before);
             proxy.dropResponses(false);
             LockHandle h = acquired.get(20, TimeUnit.SECONDS);
             assertThat(h.fencingToken()).isEqualTo(1);
@@ -148,10 +168,11 @@ class RedisSingleNodeFaultTest {
     void lostReply_orphanExpiresWithinOneLease() {
         String name = uniqueName("orphan");
         Duration lease = Duration.ofSeconds(1);
-        try (RespProxy proxy = RespProxy.start(server.endpoint().host(), server.endpoint().port());
-             RedisLockBackend lost = RedisLockBackend.connect(URI.create("redis://127.0.0.1:" + proxy.port()),
-                     Map.of("timeout", "200ms"));
-             RedisLockBackend other = RedisLockBackend.connect(RedisServers.uri(server))) {
+        try (RespProxy proxy = RespProxy.start(
+                        server.endpoint().host(), server.endpoint().port());
+                RedisLockBackend lost = RedisLockBackend.connect(
+                        URI.create("redis://127.0.0.1:" + proxy.port()), Map.of("timeout", "200ms"));
+                RedisLockBackend other = RedisLockBackend.connect(RedisServers.uri(server))) {
             warmUp(lost);
             proxy.dropResponses(true);
             long sent = System.nanoTime();
@@ -159,10 +180,13 @@ class RedisSingleNodeFaultTest {
                     .isInstanceOf(BackendUnavailableException.class);
             assertThat(holder(name)).isEqualTo("owner-orphan");
             AcquireRequest next = new AcquireRequest(name, "owner-next", Duration.ofSeconds(10), Fairness.NONE);
-            Awaitility.await().atMost(lease.plusMillis(500)).pollInterval(Duration.ofMillis(10))
+            Awaitility.await()
+                    .atMost(lease.plusMillis(500))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> other.tryAcquire(next) instanceof Grant);
             long freedAfter = System.nanoTime() - sent;
-            assertThat(freedAfter).as("freed after %d ms", freedAfter / 1_000_000)
+            assertThat(freedAfter)
+                    .as("freed after %d ms", freedAfter / 1_000_000)
                     .isLessThanOrEqualTo(lease.plusMillis(500).toNanos());
         }
     }
@@ -191,8 +215,9 @@ class RedisSingleNodeFaultTest {
     @Test
     @DisplayName("a name with a newline or another control character is rejected before any command is sent")
     void controlCharacters_areRejectedBeforeAnyCommand() {
-        try (RespProxy proxy = RespProxy.start(server.endpoint().host(), server.endpoint().port());
-             LockClient client = Latchkey.connect("redis://127.0.0.1:" + proxy.port())) {
+        try (RespProxy proxy = RespProxy.start(
+                        server.endpoint().host(), server.endpoint().port());
+                LockClient client = Latchkey.connect("redis://127.0.0.1:" + proxy.port())) {
             client.lock(uniqueName("warm-up")).tryAcquire().orElseThrow().release();
             long before = proxy.commands();
             for (String bad : new String[] {"line\nbreak", "cr\r", "nul\u0000", "del\u007F", "c1\u0085"}) {

@@ -1,11 +1,11 @@
 package io.latchkey.redis;
 
 import io.latchkey.redis.fixtures.RedisServers;
+import io.latchkey.servers.RunningServer;
+import io.latchkey.servers.ServerControl;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
-import io.latchkey.servers.RunningServer;
-import io.latchkey.servers.ServerControl;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

@@ -1,7 +1,5 @@
 package io.latchkey.redis;
 
-import io.latchkey.tck.faults.DeadEndpoints;
-import io.latchkey.tck.faults.DeadEndpoints.SilentPorts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,6 +10,8 @@ import io.latchkey.LockClient;
 import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.servers.FreePorts;
 import io.latchkey.servers.RunningServer;
+import io.latchkey.tck.faults.DeadEndpoints;
+import io.latchkey.tck.faults.DeadEndpoints.SilentPorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -54,8 +54,8 @@ class RedisStoreErrorsTest {
     static void start() throws IOException {
         servers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            servers.add(RedisServers.owned("--requirepass", DEFAULT_PW,
-                    "--user", "app", "on", ">" + APP_PW, "~*", "&*", "+@all"));
+            servers.add(RedisServers.owned(
+                    "--requirepass", DEFAULT_PW, "--user", "app", "on", ">" + APP_PW, "~*", "&*", "+@all"));
         }
         silent = DeadEndpoints.silentPorts(3);
     }
@@ -105,7 +105,9 @@ class RedisStoreErrorsTest {
 
     @Test
     void theRightPasswordsStillConnect() {
-        for (String uri : List.of("redis://:" + DEFAULT_PW + "@" + hostPort(0), "redis://app:" + APP_PW + "@" + hostPort(0),
+        for (String uri : List.of(
+                "redis://:" + DEFAULT_PW + "@" + hostPort(0),
+                "redis://app:" + APP_PW + "@" + hostPort(0),
                 "redlock://app:" + APP_PW + "@" + quorumHosts() + "?timeout=1s")) {
             try (LockClient client = Latchkey.connect(uri)) {
                 client.lock("errors/ok").tryAcquire().orElseThrow().close();
@@ -118,7 +120,8 @@ class RedisStoreErrorsTest {
             assertThatThrownBy(() -> Latchkey.connect(uri).close())
                     .isInstanceOf(BackendUnavailableException.class)
                     .satisfies(e -> {
-                        assertThat(e.getMessage()).startsWith("authentication failed at " + target + ": ")
+                        assertThat(e.getMessage())
+                                .startsWith("authentication failed at " + target + ": ")
                                 .doesNotContain("\n");
                         assertThat(e.getMessage()).containsAnyOf("WRONGPASS", "NOAUTH");
                         assertNoPassword(e);
@@ -145,8 +148,10 @@ class RedisStoreErrorsTest {
                 assertThatThrownBy(() -> Latchkey.connect(uri).close())
                         .isInstanceOf(BackendUnavailableException.class)
                         .satisfies(e -> {
-                            assertThat(e.getMessage()).startsWith("the server at " + hp + " did not answer as Redis (redis://"
-                                    + hp + "): ").doesNotContain("\n");
+                            assertThat(e.getMessage())
+                                    .startsWith(
+                                            "the server at " + hp + " did not answer as Redis (redis://" + hp + "): ")
+                                    .doesNotContain("\n");
                             assertNoPassword(e);
                         });
             }
@@ -182,7 +187,11 @@ class RedisStoreErrorsTest {
     @Test
     void aClosedPortFailsAtOnceWithOneLine() {
         int port = FreePorts.find();
-        assertCannotReach("redis://:" + DEFAULT_PW + "@127.0.0.1:" + port, Map.of(), "redis://127.0.0.1:" + port, "5s",
+        assertCannotReach(
+                "redis://:" + DEFAULT_PW + "@127.0.0.1:" + port,
+                Map.of(),
+                "redis://127.0.0.1:" + port,
+                "5s",
                 Duration.ofSeconds(5));
         List<Integer> ports = FreePorts.find(3);
         String hosts = "127.0.0.1:" + ports.get(0) + ",127.0.0.1:" + ports.get(1) + ",127.0.0.1:" + ports.get(2);
@@ -198,15 +207,21 @@ class RedisStoreErrorsTest {
     @Test
     void aSilentPortFailsWithinAConnectTimeoutOf1sFromTheUriOrTheSettings() {
         String hp = silent.hostPort(0);
-        assertCannotReach("redis://" + hp + "?connectTimeout=1s", Map.of(), "redis://" + hp, "1s", Duration.ofSeconds(1));
-        assertCannotReach("redis://" + hp, Map.of("connectTimeout", "1s"), "redis://" + hp, "1s", Duration.ofSeconds(1));
+        assertCannotReach(
+                "redis://" + hp + "?connectTimeout=1s", Map.of(), "redis://" + hp, "1s", Duration.ofSeconds(1));
+        assertCannotReach(
+                "redis://" + hp, Map.of("connectTimeout", "1s"), "redis://" + hp, "1s", Duration.ofSeconds(1));
     }
 
     @Test
     void redlockOnSilentPortsFailsWithinTheConnectTimeout() {
         String hosts = silent.hostPort(0) + "," + silent.hostPort(1) + "," + silent.hostPort(2);
         assertCannotReach("redlock://" + hosts, Map.of(), "redlock://" + hosts, "5s", Duration.ofSeconds(5));
-        assertCannotReach("redlock://" + hosts + "?connectTimeout=1s", Map.of(), "redlock://" + hosts, "1s",
+        assertCannotReach(
+                "redlock://" + hosts + "?connectTimeout=1s",
+                Map.of(),
+                "redlock://" + hosts,
+                "1s",
                 Duration.ofSeconds(1));
     }
 
@@ -214,17 +229,22 @@ class RedisStoreErrorsTest {
     void redlockWithAQuorumOfLiveNodesConnectsAndOneWithoutFails() {
         // one silent node of three: the quorum answers, locking works
         String oneDown = hostPort(0) + "," + hostPort(1) + "," + silent.hostPort(0);
-        try (LockClient client = Latchkey.connect("redlock://app:" + APP_PW + "@" + oneDown + "?connectTimeout=1s&timeout=1s")) {
+        try (LockClient client =
+                Latchkey.connect("redlock://app:" + APP_PW + "@" + oneDown + "?connectTimeout=1s&timeout=1s")) {
             client.lock("errors/quorum").tryAcquire().orElseThrow().close();
         }
         // two of three: no quorum
         String twoDown = hostPort(0) + "," + silent.hostPort(0) + "," + silent.hostPort(1);
-        assertCannotReach("redlock://app:" + APP_PW + "@" + twoDown + "?connectTimeout=1s", Map.of(), "redlock://" + twoDown,
-                "1s", Duration.ofSeconds(1));
+        assertCannotReach(
+                "redlock://app:" + APP_PW + "@" + twoDown + "?connectTimeout=1s",
+                Map.of(),
+                "redlock://" + twoDown,
+                "1s",
+                Duration.ofSeconds(1));
     }
 
-    private static void assertCannotReach(String uri, Map<String, String> settings, String target, String shown,
-                                          Duration connectTimeout) {
+    private static void assertCannotReach(
+            String uri, Map<String, String> settings, String target, String shown, Duration connectTimeout) {
         assertCannotReach(uri, settings, target, shown, connectTimeout, shownReason(uri));
     }
 
@@ -233,15 +253,22 @@ class RedisStoreErrorsTest {
         return uri.contains(silent.hostPort(0)) ? "no answer" : "connection refused";
     }
 
-    private static void assertCannotReach(String uri, Map<String, String> settings, String target, String shown,
-                                          Duration connectTimeout, String reason) {
+    private static void assertCannotReach(
+            String uri,
+            Map<String, String> settings,
+            String target,
+            String shown,
+            Duration connectTimeout,
+            String reason) {
         try (CapturedLogs stderr = CapturedLogs.atDefaultLevels()) {
             long start = System.nanoTime();
             assertThatThrownBy(() -> Latchkey.connect(uri, settings).close())
                     .isInstanceOf(BackendUnavailableException.class)
                     .satisfies(e -> {
-                        assertThat(e.getMessage()).startsWith("cannot reach " + target + " within " + shown + ": ")
-                                .contains(reason).doesNotContain("\n");
+                        assertThat(e.getMessage())
+                                .startsWith("cannot reach " + target + " within " + shown + ": ")
+                                .contains(reason)
+                                .doesNotContain("\n");
                         assertNoPassword(e);
                     });
             Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -252,10 +279,16 @@ class RedisStoreErrorsTest {
 
     private static void assertNoPassword(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            assertThat(String.valueOf(t.getMessage())).doesNotContain(WRONG).doesNotContain(DEFAULT_PW).doesNotContain(APP_PW);
+            assertThat(String.valueOf(t.getMessage()))
+                    .doesNotContain(WRONG)
+                    .doesNotContain(DEFAULT_PW)
+                    .doesNotContain(APP_PW);
         }
         if (error instanceof BackendUnavailableException b) {
-            assertThat(String.valueOf(b.backend())).doesNotContain(WRONG).doesNotContain(DEFAULT_PW).doesNotContain(APP_PW);
+            assertThat(String.valueOf(b.backend()))
+                    .doesNotContain(WRONG)
+                    .doesNotContain(DEFAULT_PW)
+                    .doesNotContain(APP_PW);
         }
     }
 }

@@ -1,12 +1,12 @@
 package io.latchkey.redis;
 
 import io.latchkey.redis.fixtures.RedisServers;
-import io.latchkey.spi.LockBackend;
-import io.latchkey.tck.LockBackendTck;
-import io.latchkey.tck.TckFaults;
 import io.latchkey.servers.RunningServer;
 import io.latchkey.servers.ServerControl;
 import io.latchkey.servers.TestCertificates;
+import io.latchkey.spi.LockBackend;
+import io.latchkey.tck.LockBackendTck;
+import io.latchkey.tck.TckFaults;
 import java.net.URI;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -38,7 +38,8 @@ class RedisTlsTckTest extends LockBackendTck {
 
     @Override
     protected LockBackend newBackend() {
-        return RedisLockBackend.connect(URI.create(RedisServers.uri(server)),
+        return RedisLockBackend.connect(
+                URI.create(RedisServers.uri(server)),
                 Map.of("tlsCa", certs.caCertificate().toString()));
     }
 

@@ -38,9 +38,21 @@ class RedisTlsTest {
     @BeforeAll
     static void startServers() {
         certs = TestCertificates.create();
-        server = RedisServers.tls(certs, false, "--requirepass", PASSWORD,
-                "--user", "app", "on", ">" + APP_PASSWORD, "~*", "&*", "+@all",
-                "--bind", "127.0.0.1", "127.0.0.2");
+        server = RedisServers.tls(
+                certs,
+                false,
+                "--requirepass",
+                PASSWORD,
+                "--user",
+                "app",
+                "on",
+                ">" + APP_PASSWORD,
+                "~*",
+                "&*",
+                "+@all",
+                "--bind",
+                "127.0.0.1",
+                "127.0.0.2");
         mutual = RedisServers.tls(certs, true);
     }
 
@@ -84,9 +96,10 @@ class RedisTlsTest {
      * Connecting fails (the backend checks the server before it is handed out) with BackendUnavailableException,
      * one line that starts as expected, and no secret anywhere.
      */
-    private static void assertConnectFails(String uri, Map<String, String> settings, String firstWords,
-                                           Consumer<String> fullText, String... secrets) {
-        ThrowableAssert.ThrowingCallable connect = () -> Latchkey.connect(uri, settings).close();
+    private static void assertConnectFails(
+            String uri, Map<String, String> settings, String firstWords, Consumer<String> fullText, String... secrets) {
+        ThrowableAssert.ThrowingCallable connect =
+                () -> Latchkey.connect(uri, settings).close();
         assertThatThrownBy(connect)
                 .isInstanceOf(BackendUnavailableException.class)
                 .hasMessageStartingWith(firstWords)
@@ -96,7 +109,8 @@ class RedisTlsTest {
                         String m = String.valueOf(t.getMessage());
                         for (String secret : secrets) {
                             assertThat(m).doesNotContain(secret);
-                            assertThat(String.valueOf(((BackendUnavailableException) e).backend())).doesNotContain(secret);
+                            assertThat(String.valueOf(((BackendUnavailableException) e).backend()))
+                                    .doesNotContain(secret);
                         }
                     }
                     fullText.accept(e.getMessage());
@@ -105,7 +119,8 @@ class RedisTlsTest {
 
     @Test
     void passwordOverTlsWithAPrivateCaWorksAndIsNeverShown() {
-        try (LockClient client = Latchkey.connect("rediss://:" + PASSWORD + "@127.0.0.1:" + port(server) + "/1", trustingCa())) {
+        try (LockClient client =
+                Latchkey.connect("rediss://:" + PASSWORD + "@127.0.0.1:" + port(server) + "/1", trustingCa())) {
             assertThat(client.backend()).startsWith("rediss://").contains("***").doesNotContain(PASSWORD);
             assertThat(client.toString()).doesNotContain(PASSWORD);
             acquireAndRelease(client, "tls/password");
@@ -114,19 +129,26 @@ class RedisTlsTest {
 
     @Test
     void aclUserOverTlsWorksAndAWrongPasswordFailsWithoutShowingEither() {
-        try (LockClient client = Latchkey.connect("rediss://app:" + APP_PASSWORD + "@127.0.0.1:" + port(server), trustingCa())) {
+        try (LockClient client =
+                Latchkey.connect("rediss://app:" + APP_PASSWORD + "@127.0.0.1:" + port(server), trustingCa())) {
             assertThat(client.backend()).contains("app:***@").doesNotContain(APP_PASSWORD);
             acquireAndRelease(client, "tls/acl user");
         }
         String wrong = "wrong-Tls-Pw-12";
-        assertConnectFails("rediss://app:" + wrong + "@127.0.0.1:" + port(server), trustingCa(),
+        assertConnectFails(
+                "rediss://app:" + wrong + "@127.0.0.1:" + port(server),
+                trustingCa(),
                 "authentication failed at rediss://127.0.0.1:" + port(server) + ": ",
-                m -> assertThat(m).containsIgnoringCase("WRONGPASS"), wrong, APP_PASSWORD, PASSWORD);
+                m -> assertThat(m).containsIgnoringCase("WRONGPASS"),
+                wrong,
+                APP_PASSWORD,
+                PASSWORD);
     }
 
     @Test
     void theServerCertificateMayBeVerifiedByItsDnsName() {
-        try (LockClient client = Latchkey.connect("rediss://:" + PASSWORD + "@localhost:" + port(server), trustingCa())) {
+        try (LockClient client =
+                Latchkey.connect("rediss://:" + PASSWORD + "@localhost:" + port(server), trustingCa())) {
             acquireAndRelease(client, "tls/localhost");
         }
     }
@@ -141,24 +163,33 @@ class RedisTlsTest {
     @Test
     void withoutAClientCertificateAServerThatRequiresOneRefusesAndThePasswordStaysHidden() {
         String secret = "mtls-Secret-408";
-        assertConnectFails("rediss://app:" + secret + "@127.0.0.1:" + port(mutual), trustingCa(),
-                "cannot reach rediss://127.0.0.1:" + port(mutual) + " within 5s: ", m -> assertThat(m).contains("tlsCert"),
+        assertConnectFails(
+                "rediss://app:" + secret + "@127.0.0.1:" + port(mutual),
+                trustingCa(),
+                "cannot reach rediss://127.0.0.1:" + port(mutual) + " within 5s: ",
+                m -> assertThat(m).contains("tlsCert"),
                 secret);
     }
 
     @Test
     void anUntrustedServerCertificateFailsClearly() {
         // no tlsCa: the JVM's default trust store does not know the test CA
-        assertConnectFails("rediss://:" + PASSWORD + "@127.0.0.1:" + port(server), Map.of("timeout", "2s"),
+        assertConnectFails(
+                "rediss://:" + PASSWORD + "@127.0.0.1:" + port(server),
+                Map.of("timeout", "2s"),
                 "cannot reach rediss://127.0.0.1:" + port(server) + " within 5s: ",
-                m -> assertThat(m).containsIgnoringCase("certification path").contains("tlsCa"), PASSWORD);
+                m -> assertThat(m).containsIgnoringCase("certification path").contains("tlsCa"),
+                PASSWORD);
     }
 
     @Test
     void hostnameVerificationStaysOn() {
         // 127.0.0.2 reaches the same server, whose certificate names only localhost and 127.0.0.1
-        assertConnectFails("rediss://:" + PASSWORD + "@127.0.0.2:" + port(server), trustingCa(),
+        assertConnectFails(
+                "rediss://:" + PASSWORD + "@127.0.0.2:" + port(server),
+                trustingCa(),
                 "cannot reach rediss://127.0.0.2:" + port(server) + " within 5s: ",
-                m -> assertThat(m).contains("subject alternative names"), PASSWORD);
+                m -> assertThat(m).contains("subject alternative names"),
+                PASSWORD);
     }
 }

@@ -25,7 +25,10 @@ class RedisUrisAndSettingsTest {
         assertThat(p.uri().password()).contains("s@cret");
         assertThat(p.database()).isEqualTo(3);
         assertThat(p.tls()).isFalse();
-        assertThat(p.uri().toString()).doesNotContain("s%40cret").doesNotContain("s@cret").contains("app:***@");
+        assertThat(p.uri().toString())
+                .doesNotContain("s%40cret")
+                .doesNotContain("s@cret")
+                .contains("app:***@");
         assertThat(p.target()).isEqualTo("redis://cache-1:6390/3");
     }
 
@@ -42,11 +45,16 @@ class RedisUrisAndSettingsTest {
 
     @Test
     void redlockUriWithSeveralHostsAndQuerySettings() {
-        RedisConnection.Target p = parse("redlock://u:pw@h1:7001,h2:7002,10.0.0.3:7003/0?timeout=50ms&keyPrefix=app:",
-                Map.of("poolSize", "4"));
-        assertThat(p.uri().hosts()).containsExactly(new BackendUri.HostPort("h1", 7001), new BackendUri.HostPort("h2", 7002),
-                new BackendUri.HostPort("10.0.0.3", 7003));
-        assertThat(p.uri().settings().asMap()).containsEntry("timeout", "50ms").containsEntry("keyPrefix", "app:")
+        RedisConnection.Target p = parse(
+                "redlock://u:pw@h1:7001,h2:7002,10.0.0.3:7003/0?timeout=50ms&keyPrefix=app:", Map.of("poolSize", "4"));
+        assertThat(p.uri().hosts())
+                .containsExactly(
+                        new BackendUri.HostPort("h1", 7001),
+                        new BackendUri.HostPort("h2", 7002),
+                        new BackendUri.HostPort("10.0.0.3", 7003));
+        assertThat(p.uri().settings().asMap())
+                .containsEntry("timeout", "50ms")
+                .containsEntry("keyPrefix", "app:")
                 .containsEntry("poolSize", "4");
         assertThat(p.target()).isEqualTo("redlock://h1:7001,h2:7002,10.0.0.3:7003");
         RedisSettings s = RedisSettings.fromSettings(p.uri().settings());
@@ -59,34 +67,45 @@ class RedisUrisAndSettingsTest {
     @Test
     void badUrisAreRejectedWithoutShowingThePassword() {
         assertThatThrownBy(() -> parse("redis://:topsecret@h1:1,h2:2", Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redlock://")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redlock://")
                 .hasMessageNotContaining("topsecret");
         assertThatThrownBy(() -> parse("redis://:topsecret@host:99999", Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 65535")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("between 1 and 65535")
                 .hasMessageNotContaining("topsecret");
         assertThatThrownBy(() -> parse("redis://:topsecret@host:1/x", Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("database number")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("database number")
                 .hasMessageNotContaining("topsecret");
         assertThatThrownBy(() -> parse("redis://h:1?timeout=1s", Map.of("timeout", "2s")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("both");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("both");
         assertThatThrownBy(() -> RedisLockBackend.connect("redlock://:topsecret@h1:1,h2:2"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 3")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least 3")
                 .hasMessageNotContaining("topsecret");
     }
 
     @Test
     void settingsAreValidatedAndUnknownKeysListTheKnownOnes() {
         assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("timeuot", "1s")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeuot").hasMessageContaining("keyPrefix");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("timeuot")
+                .hasMessageContaining("keyPrefix");
         assertThatThrownBy(() -> RedisSettings.builder().timeout(Duration.ZERO)).hasMessageContaining("positive");
         assertThatThrownBy(() -> RedisSettings.builder().keyPrefix("a{b")).hasMessageContaining("braces");
         assertThatThrownBy(() -> RedisSettings.builder().poolSize(0)).hasMessageContaining("between 1 and 1024");
         assertThatThrownBy(() -> RedisSettings.builder().clockDrift(0.9)).hasMessageContaining("between 0 and 0.5");
         assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("timeout", "soon")))
-                .hasMessageContaining("Redis setting timeout").hasMessageContaining("250ms").hasMessageContaining("'soon'");
+                .hasMessageContaining("Redis setting timeout")
+                .hasMessageContaining("250ms")
+                .hasMessageContaining("'soon'");
         assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("timeout", "0s")))
-                .hasMessageContaining("timeout").hasMessageContaining("between 1ms and 10m");
-        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("poolSize", "0"))).hasMessageContaining("poolSize")
+                .hasMessageContaining("timeout")
+                .hasMessageContaining("between 1ms and 10m");
+        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("poolSize", "0")))
+                .hasMessageContaining("poolSize")
                 .hasMessageContaining("between 1 and 1024");
         assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("tls", "yes"))).hasMessageContaining("true or false");
         assertThat(RedisSettings.fromMap(Map.of("timeout", "PT0.25S", "connectTimeout", "3s", "clockDrift", "0.02")))
@@ -96,12 +115,15 @@ class RedisUrisAndSettingsTest {
                     assertThat(s.clockDrift()).isEqualTo(0.02);
                 });
         // the one duration grammar: a bare number is rejected (its unit would be a guess), 1m30s and 1.5s read
-        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("timeout", "150"))).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("timeout").hasMessageContaining("has no unit");
-        assertThat(RedisSettings.fromMap(Map.of("timeout", "1.5s", "connectTimeout", "1m30s"))).satisfies(s -> {
-            assertThat(s.timeout()).contains(Duration.ofMillis(1500));
-            assertThat(s.connectTimeout()).contains(Duration.ofSeconds(90));
-        });
+        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("timeout", "150")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("timeout")
+                .hasMessageContaining("has no unit");
+        assertThat(RedisSettings.fromMap(Map.of("timeout", "1.5s", "connectTimeout", "1m30s")))
+                .satisfies(s -> {
+                    assertThat(s.timeout()).contains(Duration.ofMillis(1500));
+                    assertThat(s.connectTimeout()).contains(Duration.ofSeconds(90));
+                });
     }
 
     @Test
@@ -118,26 +140,33 @@ class RedisUrisAndSettingsTest {
         assertThat(m.uri().user()).isEmpty();
         assertThat(m.target()).isEqualTo("redlock://h1:1,h2:2,h3:3/2");
         assertThatThrownBy(() -> parse("redis://:topsecret@h:1", Map.of("password", "other-secret")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("given both")
-                .hasMessageNotContaining("topsecret").hasMessageNotContaining("other-secret");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("given both")
+                .hasMessageNotContaining("topsecret")
+                .hasMessageNotContaining("other-secret");
         assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("passwrd", "x")))
-                .hasMessageContaining("password").hasMessageContaining("user");
+                .hasMessageContaining("password")
+                .hasMessageContaining("user");
     }
 
     @Test
     void theConnectTimeoutIsFiveSecondsUnlessSet() {
         assertThat(RedisSettings.defaults().connectTimeout()).isEmpty();
         assertThat(RedisSettings.defaults().connectTimeoutOrDefault()).isEqualTo(Duration.ofSeconds(5));
-        assertThat(RedisSettings.fromMap(Map.of("connectTimeout", "1s")).connectTimeoutOrDefault()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(RedisSettings.fromMap(Map.of("connectTimeout", "1s")).connectTimeoutOrDefault())
+                .isEqualTo(Duration.ofSeconds(1));
     }
 
     @Test
     void storeTtlLeavesTheFullLeaseAsValidityUnderTheRedlockDriftFormula() {
-        try (RedisLockBackend b = RedisLockBackend.connect(URI.create("redis://127.0.0.1:1"), Map.of(), false)) { // no I/O
+        try (RedisLockBackend b =
+                RedisLockBackend.connect(URI.create("redis://127.0.0.1:1"), Map.of(), false)) { // no I/O
             for (long leaseMs : List.of(1L, 100L, 1000L, 30_000L)) {
                 long ttl = b.storeTtlMillis(Duration.ofMillis(leaseMs).toNanos());
                 double drift = 0.01 * ttl + 2;
-                assertThat(ttl - drift).as("lease %d ms, ttl %d ms", leaseMs, ttl).isGreaterThanOrEqualTo(leaseMs);
+                assertThat(ttl - drift)
+                        .as("lease %d ms, ttl %d ms", leaseMs, ttl)
+                        .isGreaterThanOrEqualTo(leaseMs);
                 assertThat(ttl).isLessThanOrEqualTo(leaseMs + leaseMs / 50 + 4);
             }
         }

@@ -12,11 +12,11 @@ import io.latchkey.LockOptions;
 import io.latchkey.LockTimeoutException;
 import io.latchkey.RetryStrategy;
 import io.latchkey.redis.fixtures.RedisServers;
+import io.latchkey.servers.RunningServer;
+import io.latchkey.servers.ServerControl;
 import io.latchkey.tck.LockHistory;
 import io.latchkey.tck.LostUpdateRegister;
 import io.latchkey.tck.OverlapDetector;
-import io.latchkey.servers.RunningServer;
-import io.latchkey.servers.ServerControl;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,8 +84,10 @@ class RedlockFaultTest {
         OverlapDetector detector = new OverlapDetector();
         LostUpdateRegister register = new LostUpdateRegister();
         LockHistory history = new LockHistory();
-        LockOptions options = LockOptions.builder().lease(Duration.ofSeconds(10))
-                .retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20))).build();
+        LockOptions options = LockOptions.builder()
+                .lease(Duration.ofSeconds(10))
+                .retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20)))
+                .build();
         int threads = 6;
         int rounds = 40;
         CountDownLatch start = new CountDownLatch(1);
@@ -116,7 +118,9 @@ class RedlockFaultTest {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(detector.overlaps()).as("overlaps; first: %s", detector.firstOverlap()).isZero();
+        assertThat(detector.overlaps())
+                .as("overlaps; first: %s", detector.firstOverlap())
+                .isZero();
         assertThat(register.value()).isEqualTo((long) threads * rounds);
         assertThat(history.violations()).isEmpty();
     }
@@ -129,18 +133,28 @@ class RedlockFaultTest {
         servers.get(0).requireFaultInjection().kill();
         servers.get(2).requireFaultInjection().kill();
         String name = uniqueName("two-down");
-        DistributedLock lock = client.lock(name, LockOptions.builder().lease(Duration.ofSeconds(10))
-                .retry(RetryStrategy.fixed(Duration.ofMillis(50))).build());
+        DistributedLock lock = client.lock(
+                name,
+                LockOptions.builder()
+                        .lease(Duration.ofSeconds(10))
+                        .retry(RetryStrategy.fixed(Duration.ofMillis(50)))
+                        .build());
         assertThatThrownBy(() -> lock.acquire(Duration.ofMillis(500)))
                 .isInstanceOfAny(LockTimeoutException.class, BackendUnavailableException.class)
                 .hasMessageContaining(name);
-        assertThatThrownBy(lock::tryAcquire).isInstanceOf(BackendUnavailableException.class)
+        assertThatThrownBy(lock::tryAcquire)
+                .isInstanceOf(BackendUnavailableException.class)
                 .hasMessageContaining("2 of 3 nodes failed");
         assertThat(client.held()).isEmpty();
         RedisKeys.NameKeys keys = new RedisKeys("latchkey:").of(name);
-        try (Jedis survivor = new Jedis(servers.get(1).endpoint().host(), servers.get(1).endpoint().port())) {
-            assertThat(survivor.get(keys.lock())).as("lock key left on the surviving node").isNull();
-            assertThat(survivor.get(keys.fence())).as("the survivor did grant (and then gave back)").isNotNull();
+        try (Jedis survivor = new Jedis(
+                servers.get(1).endpoint().host(), servers.get(1).endpoint().port())) {
+            assertThat(survivor.get(keys.lock()))
+                    .as("lock key left on the surviving node")
+                    .isNull();
+            assertThat(survivor.get(keys.fence()))
+                    .as("the survivor did grant (and then gave back)")
+                    .isNotNull();
         }
     }
 
@@ -152,7 +166,9 @@ class RedlockFaultTest {
         for (int frozen : new int[] {0, 2}) {
             // a name per frozen node: when a node thaws it applies the requests that timed out meanwhile, and
             // the grants it makes then are orphans on a minority of nodes until their lease ends
-            DistributedLock lock = client.lock(uniqueName("paused-" + frozen), LockOptions.builder().lease(Duration.ofSeconds(10)).build());
+            DistributedLock lock = client.lock(
+                    uniqueName("paused-" + frozen),
+                    LockOptions.builder().lease(Duration.ofSeconds(10)).build());
             lock.tryAcquire().orElseThrow().release(); // connections are open before the freeze
             ServerControl node = servers.get(frozen).requireFaultInjection();
             node.pause();
@@ -164,9 +180,11 @@ class RedlockFaultTest {
                     long t1 = System.nanoTime();
                     assertThat(h.release()).isTrue();
                     long released = System.nanoTime() - t1;
-                    assertThat(acquired).as("acquire took %d ms with node %d frozen", acquired / 1_000_000, frozen)
+                    assertThat(acquired)
+                            .as("acquire took %d ms with node %d frozen", acquired / 1_000_000, frozen)
                             .isLessThanOrEqualTo(bound);
-                    assertThat(released).as("release took %d ms with node %d frozen", released / 1_000_000, frozen)
+                    assertThat(released)
+                            .as("release took %d ms with node %d frozen", released / 1_000_000, frozen)
                             .isLessThanOrEqualTo(bound);
                 }
             } finally {

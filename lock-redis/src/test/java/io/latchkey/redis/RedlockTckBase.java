@@ -1,10 +1,10 @@
 package io.latchkey.redis;
 
 import io.latchkey.redis.fixtures.RedisServers;
+import io.latchkey.servers.RunningServer;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
-import io.latchkey.servers.RunningServer;
 import java.util.List;
 
 /** The whole TCK on Redlock over N real redis-server processes; an outage pauses every node. */

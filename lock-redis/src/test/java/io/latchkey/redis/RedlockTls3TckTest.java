@@ -1,10 +1,10 @@
 package io.latchkey.redis;
 
 import io.latchkey.redis.fixtures.RedisServers;
-import io.latchkey.spi.LockBackend;
-import io.latchkey.tck.TckSettings;
 import io.latchkey.servers.RunningServer;
 import io.latchkey.servers.TestCertificates;
+import io.latchkey.spi.LockBackend;
+import io.latchkey.tck.TckSettings;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -50,14 +50,23 @@ class RedlockTls3TckTest extends RedlockTckBase {
      */
     @Override
     protected TckSettings settings() {
-        return TckSettings.defaults().toBuilder().shortLease(Duration.ofSeconds(2)).build();
+        return TckSettings.defaults().toBuilder()
+                .shortLease(Duration.ofSeconds(2))
+                .build();
     }
 
     @Override
     protected LockBackend newBackend() {
-        return RedisLockBackend.connect(URI.create(RedisServers.redlockUri(servers)), Map.of("timeout", "1s",
-                "tlsCa", certs.caCertificate().toString(),
-                "tlsCert", certs.clientCertificate().toString(),
-                "tlsKey", certs.clientKey().toString()));
+        return RedisLockBackend.connect(
+                URI.create(RedisServers.redlockUri(servers)),
+                Map.of(
+                        "timeout",
+                        "1s",
+                        "tlsCa",
+                        certs.caCertificate().toString(),
+                        "tlsCert",
+                        certs.clientCertificate().toString(),
+                        "tlsKey",
+                        certs.clientKey().toString()));
     }
 }

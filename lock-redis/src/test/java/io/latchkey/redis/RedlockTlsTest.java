@@ -9,10 +9,10 @@ import io.latchkey.LockHandle;
 import io.latchkey.LockOptions;
 import io.latchkey.RetryStrategy;
 import io.latchkey.redis.fixtures.RedisServers;
-import io.latchkey.tck.LockHistory;
-import io.latchkey.tck.OverlapDetector;
 import io.latchkey.servers.RunningServer;
 import io.latchkey.servers.TestCertificates;
+import io.latchkey.tck.LockHistory;
+import io.latchkey.tck.OverlapDetector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,11 +55,19 @@ class RedlockTlsTest {
     }
 
     private static LockClient newClient() {
-        return Latchkey.connect(RedisServers.redlockUri(servers), Map.of("tls", "true",
-                "tlsCa", certs.caCertificate().toString(),
-                "tlsCert", certs.clientCertificate().toString(),
-                "tlsKey", certs.clientKey().toString(),
-                "timeout", "500ms"));
+        return Latchkey.connect(
+                RedisServers.redlockUri(servers),
+                Map.of(
+                        "tls",
+                        "true",
+                        "tlsCa",
+                        certs.caCertificate().toString(),
+                        "tlsCert",
+                        certs.clientCertificate().toString(),
+                        "tlsKey",
+                        certs.clientKey().toString(),
+                        "timeout",
+                        "500ms"));
     }
 
     @Test
@@ -72,8 +80,10 @@ class RedlockTlsTest {
             OverlapDetector detector = new OverlapDetector();
             LockHistory history = new LockHistory();
             ConcurrentLinkedQueue<Long> tokens = new ConcurrentLinkedQueue<>();
-            LockOptions options = LockOptions.builder().lease(Duration.ofSeconds(10))
-                    .retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20))).build();
+            LockOptions options = LockOptions.builder()
+                    .lease(Duration.ofSeconds(10))
+                    .retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20)))
+                    .build();
             CountDownLatch start = new CountDownLatch(1);
             List<Future<?>> done = new ArrayList<>();
             for (int t = 0; t < 6; t++) {

@@ -76,17 +76,23 @@ class RoundTripTest {
     @DisplayName("single node: an uncontended acquire + release is 2 commands (2 round trips)")
     void singleNode_twoCommandsPerCycle() {
         RunningServer server = servers.get(0);
-        try (RespProxy proxy = RespProxy.start(server.endpoint().host(), server.endpoint().port());
-             LockClient client = Latchkey.connect("redis://127.0.0.1:" + proxy.port())) {
+        try (RespProxy proxy = RespProxy.start(
+                        server.endpoint().host(), server.endpoint().port());
+                LockClient client = Latchkey.connect("redis://127.0.0.1:" + proxy.port())) {
             DistributedLock lock = client.lock(uniqueName());
             cycles(lock, 2); // connection handshake and script cache warm
             proxy.resetCount();
             resetStats(server);
             cycles(lock, CYCLES);
-            assertThat(proxy.commands()).as("commands on the wire: %s", proxy.commandNames()).isEqualTo(2L * CYCLES);
-            assertThat(evalshaCalls(server)).as("EVALSHA calls seen by the server").isEqualTo(2L * CYCLES);
+            assertThat(proxy.commands())
+                    .as("commands on the wire: %s", proxy.commandNames())
+                    .isEqualTo(2L * CYCLES);
+            assertThat(evalshaCalls(server))
+                    .as("EVALSHA calls seen by the server")
+                    .isEqualTo(2L * CYCLES);
             // the check at connect opens its own connection and closes it, then opens the pool's first one
-            assertThat(proxy.connections()).as("connections: the check's, and the pool's one, opened at connect")
+            assertThat(proxy.connections())
+                    .as("connections: the check's, and the pool's one, opened at connect")
                     .isEqualTo(2);
         }
     }
@@ -110,8 +116,12 @@ class RoundTripTest {
                 servers.forEach(RoundTripTest::resetStats);
                 cycles(lock, CYCLES);
                 for (int i = 0; i < 3; i++) {
-                    assertThat(proxies.get(i).commands()).as("commands to node %d", i).isEqualTo(2L * CYCLES);
-                    assertThat(evalshaCalls(servers.get(i))).as("EVALSHA calls on node %d", i).isEqualTo(2L * CYCLES);
+                    assertThat(proxies.get(i).commands())
+                            .as("commands to node %d", i)
+                            .isEqualTo(2L * CYCLES);
+                    assertThat(evalshaCalls(servers.get(i)))
+                            .as("EVALSHA calls on node %d", i)
+                            .isEqualTo(2L * CYCLES);
                 }
 
                 // node 0's counter runs ahead (as after a grant only it saw): the token is the maximum, and it
@@ -128,9 +138,19 @@ class RoundTripTest {
                 LockHandle h = lock.tryAcquire().orElseThrow();
                 assertThat(h.fencingToken()).isEqualTo(1001);
                 assertThat(h.release()).isTrue();
-                assertThat(proxies.get(0).commands()).as("node 0: acquire + release: %s", proxies.get(0).commandNames()).isEqualTo(2);
-                assertThat(proxies.get(1).commands()).as("node 1: acquire + write-back + release: %s", proxies.get(1).commandNames()).isEqualTo(3);
-                assertThat(proxies.get(2).commands()).as("node 2: acquire + write-back + release: %s", proxies.get(2).commandNames()).isEqualTo(3);
+                assertThat(proxies.get(0).commands())
+                        .as("node 0: acquire + release: %s", proxies.get(0).commandNames())
+                        .isEqualTo(2);
+                assertThat(proxies.get(1).commands())
+                        .as(
+                                "node 1: acquire + write-back + release: %s",
+                                proxies.get(1).commandNames())
+                        .isEqualTo(3);
+                assertThat(proxies.get(2).commands())
+                        .as(
+                                "node 2: acquire + write-back + release: %s",
+                                proxies.get(2).commandNames())
+                        .isEqualTo(3);
                 for (RunningServer s : servers) {
                     try (Jedis j = direct(s)) {
                         assertThat(new String(j.get(keys.fence()))).isEqualTo("1001");
@@ -141,7 +161,8 @@ class RoundTripTest {
                 LockHandle next = lock.tryAcquire().orElseThrow();
                 assertThat(next.fencingToken()).isEqualTo(1002);
                 next.release();
-                Awaitility.await().atMost(Duration.ofSeconds(2))
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(2))
                         .until(() -> proxies.stream().allMatch(p -> p.commands() == 2));
             }
         } finally {

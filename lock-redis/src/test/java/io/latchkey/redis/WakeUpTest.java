@@ -66,33 +66,48 @@ class WakeUpTest {
         List<RespProxy> proxies = new ArrayList<>();
         List<LockClient> clients = new ArrayList<>();
         try (LockClient holder = Latchkey.connect(RedisServers.uri(server))) {
-            LockHandle held = holder.lock(name, LockOptions.builder().lease(Duration.ofSeconds(30)).build()).tryAcquire().orElseThrow();
-            LockOptions slowPolling = LockOptions.builder().retry(RetryStrategy.fixed(Duration.ofSeconds(60))).build();
+            LockHandle held = holder.lock(
+                            name,
+                            LockOptions.builder().lease(Duration.ofSeconds(30)).build())
+                    .tryAcquire()
+                    .orElseThrow();
+            LockOptions slowPolling = LockOptions.builder()
+                    .retry(RetryStrategy.fixed(Duration.ofSeconds(60)))
+                    .build();
             List<CompletableFuture<LockHandle>> waiters = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                RespProxy p = RespProxy.start(server.endpoint().host(), server.endpoint().port());
+                RespProxy p = RespProxy.start(
+                        server.endpoint().host(), server.endpoint().port());
                 proxies.add(p);
                 LockClient c = Latchkey.connect("redis://127.0.0.1:" + p.port());
                 clients.add(c);
                 waiters.add(c.lock(name, slowPolling).acquireAsync(Duration.ofSeconds(50)));
             }
             // every waiter tried once, was told busy, and now blocks on the wake list
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> proxies.stream().allMatch(
-                    p -> evalshas(p) >= 1 && p.commandNames().contains("BLPOP")));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> proxies.stream()
+                            .allMatch(p -> evalshas(p) >= 1 && p.commandNames().contains("BLPOP")));
             proxies.forEach(RespProxy::resetCount);
             assertThat(held.release()).isTrue();
             // the BLPOPs each waiter had sent when the release returned: a wake-up the release pushed reaches one
             // of these or, for a waiter between two BLPOPs, the next one
-            long[] blpopsAtRelease = proxies.stream().mapToLong(WakeUpTest::blpops).toArray();
+            long[] blpopsAtRelease =
+                    proxies.stream().mapToLong(WakeUpTest::blpops).toArray();
             CompletableFuture<Object> first = CompletableFuture.anyOf(waiters.toArray(CompletableFuture[]::new));
             LockHandle winner;
             try {
                 winner = (LockHandle) first.get(5, TimeUnit.SECONDS);
             } catch (java.util.concurrent.TimeoutException e) {
-                throw new AssertionError("no waiter acquired within 5 s of the release; commands per waiter since: "
-                        + proxies.stream().map(RespProxy::commandNames).toList(), e);
+                throw new AssertionError(
+                        "no waiter acquired within 5 s of the release; commands per waiter since: "
+                                + proxies.stream().map(RespProxy::commandNames).toList(),
+                        e);
             }
-            int won = waiters.indexOf(waiters.stream().filter(CompletableFuture::isDone).findFirst().orElseThrow());
+            int won = waiters.indexOf(waiters.stream()
+                    .filter(CompletableFuture::isDone)
+                    .findFirst()
+                    .orElseThrow());
             // The others were not woken. No quiet window is timed: a woken waiter tries to acquire (EVALSHA)
             // before it blocks again, so once each of the others has sent two more BLPOPs since the release,
             // any wake-up of theirs has shown as an EVALSHA on their proxy.
@@ -102,16 +117,22 @@ class WakeUpTest {
                     others.add(i);
                 }
             }
-            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> others.stream()
-                    .allMatch(i -> blpops(proxies.get(i)) >= blpopsAtRelease[i] + 2));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> others.stream().allMatch(i -> blpops(proxies.get(i)) >= blpopsAtRelease[i] + 2));
             for (int i : others) {
-                assertThat(evalshas(proxies.get(i))).as("acquire attempts of waiter %d, not woken by the release; commands "
-                        + "since: %s", i, proxies.get(i).commandNames()).isZero();
+                assertThat(evalshas(proxies.get(i)))
+                        .as(
+                                "acquire attempts of waiter %d, not woken by the release; commands " + "since: %s",
+                                i, proxies.get(i).commandNames())
+                        .isZero();
             }
-            assertThat(waiters.stream().filter(CompletableFuture::isDone).count()).isEqualTo(1);
+            assertThat(waiters.stream().filter(CompletableFuture::isDone).count())
+                    .isEqualTo(1);
             assertThat(winner.isValid()).isTrue();
             // the waiters still waiting, taken BEFORE the release: one of them may be granted at once after it
-            CompletableFuture<?>[] rest = waiters.stream().filter(w -> !w.isDone()).toArray(CompletableFuture[]::new);
+            CompletableFuture<?>[] rest =
+                    waiters.stream().filter(w -> !w.isDone()).toArray(CompletableFuture[]::new);
             proxies.forEach(RespProxy::resetCount);
             winner.release();
             // and the next release wakes the next one
@@ -119,8 +140,11 @@ class WakeUpTest {
             try {
                 ((LockHandle) second.get(5, TimeUnit.SECONDS)).release();
             } catch (java.util.concurrent.TimeoutException e) {
-                throw new AssertionError("no remaining waiter acquired within 5 s of the winner's release; commands per"
-                        + " client since: " + proxies.stream().map(RespProxy::commandNames).toList(), e);
+                throw new AssertionError(
+                        "no remaining waiter acquired within 5 s of the winner's release; commands per"
+                                + " client since: "
+                                + proxies.stream().map(RespProxy::commandNames).toList(),
+                        e);
             }
         } finally {
             clients.forEach(LockClient::close);
@@ -132,14 +156,25 @@ class WakeUpTest {
     @DisplayName("a lost wake-up costs at most one backoff interval, never the holder's lease")
     void lostWakeUpCostsOneBackoff() throws Exception {
         String name = uniqueName("lost");
-        try (RespProxy proxy = RespProxy.start(server.endpoint().host(), server.endpoint().port());
-             LockClient holder = Latchkey.connect(RedisServers.uri(server));
-             LockClient waiter = Latchkey.connect("redis://127.0.0.1:" + proxy.port())) {
-            LockHandle unused = holder.lock(name, LockOptions.builder().lease(Duration.ofSeconds(30)).autoRenew(false).build())
-                    .tryAcquire().orElseThrow(); // freed below behind the client's back
+        try (RespProxy proxy = RespProxy.start(
+                        server.endpoint().host(), server.endpoint().port());
+                LockClient holder = Latchkey.connect(RedisServers.uri(server));
+                LockClient waiter = Latchkey.connect("redis://127.0.0.1:" + proxy.port())) {
+            LockHandle unused = holder.lock(
+                            name,
+                            LockOptions.builder()
+                                    .lease(Duration.ofSeconds(30))
+                                    .autoRenew(false)
+                                    .build())
+                    .tryAcquire()
+                    .orElseThrow(); // freed below behind the client's back
             proxy.resetCount();
-            CompletableFuture<LockHandle> got = waiter.lock(name, LockOptions.builder()
-                    .retry(RetryStrategy.fixed(Duration.ofMillis(300))).build()).acquireAsync(Duration.ofSeconds(20));
+            CompletableFuture<LockHandle> got = waiter.lock(
+                            name,
+                            LockOptions.builder()
+                                    .retry(RetryStrategy.fixed(Duration.ofMillis(300)))
+                                    .build())
+                    .acquireAsync(Duration.ofSeconds(20));
             // the waiter tried, was told busy and now blocks for a wake-up (what the freeing below must not send)
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> evalshas(proxy) >= 1 && blpops(proxy) >= 1);
             assertThat(got).isNotDone();
@@ -149,7 +184,8 @@ class WakeUpTest {
             }
             LockHandle h = got.get(5, TimeUnit.SECONDS);
             long took = System.nanoTime() - freed;
-            assertThat(took).as("acquired %d ms after the silent release", took / 1_000_000)
+            assertThat(took)
+                    .as("acquired %d ms after the silent release", took / 1_000_000)
                     .isLessThan(Duration.ofMillis(300 + 500).toNanos());
             h.release();
         }

@@ -17,8 +17,7 @@ public final class Directories {
 
     private static final Logger LOG = LoggerFactory.getLogger(Directories.class);
 
-    private Directories() {
-    }
+    private Directories() {}
 
     /**
      * Deletes a directory (or file) and everything below it; a missing path is not an error.

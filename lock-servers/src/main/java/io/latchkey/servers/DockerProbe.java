@@ -19,8 +19,7 @@ public final class DockerProbe {
     private static final ReentrantLock LOCK = new ReentrantLock();
     private static volatile Status cached;
 
-    private DockerProbe() {
-    }
+    private DockerProbe() {}
 
     /**
      * Whether Docker is usable, with the reason when it is not.
@@ -72,11 +71,14 @@ public final class DockerProbe {
      */
     static Status probeNow() {
         try {
-            boolean available = org.testcontainers.DockerClientFactory.instance().isDockerAvailable();
+            boolean available =
+                    org.testcontainers.DockerClientFactory.instance().isDockerAvailable();
             return available
                     ? new Status(true, "Testcontainers found a Docker engine")
-                    : new Status(false, "no Docker engine is reachable (Testcontainers found no working "
-                            + "Docker environment; a docker CLI alone is not enough)");
+                    : new Status(
+                            false,
+                            "no Docker engine is reachable (Testcontainers found no working "
+                                    + "Docker environment; a docker CLI alone is not enough)");
         } catch (LinkageError e) {
             return new Status(false, "Testcontainers is not on the classpath (" + e + ")");
         } catch (RuntimeException e) {

@@ -192,7 +192,9 @@ public final class Endpoint {
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof Endpoint that && host.equals(that.host) && ports.equals(that.ports)
+        return other instanceof Endpoint that
+                && host.equals(that.host)
+                && ports.equals(that.ports)
                 && Objects.equals(uri, that.uri);
     }
 

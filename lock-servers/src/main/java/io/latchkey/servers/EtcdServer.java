@@ -33,11 +33,9 @@ public final class EtcdServer {
      * @param key its private key (PEM)
      * @param clientCa the CA client certificates must be signed by, or {@code null} to require none
      */
-    public record Tls(Path certificate, Path key, Path clientCa) {
-    }
+    public record Tls(Path certificate, Path key, Path clientCa) {}
 
-    private EtcdServer() {
-    }
+    private EtcdServer() {}
 
     /**
      * A new temporary directory for members' data: on tmpfs when there is a writable {@code /dev/shm} and
@@ -74,8 +72,8 @@ public final class EtcdServer {
      * @param extraArguments more command-line arguments for every member, e.g. {@code --auth-token-ttl 1}
      * @return one builder per member
      */
-    public static List<ServerProcessBuilder> members(Path etcd, Path dataRoot, List<Integer> ports, Tls tls,
-            List<String> extraArguments) {
+    public static List<ServerProcessBuilder> members(
+            Path etcd, Path dataRoot, List<Integer> ports, Tls tls, List<String> extraArguments) {
         if (ports.isEmpty() || ports.size() % 2 != 0) {
             throw new IllegalArgumentException("etcd members need two ports each (client, peer), was " + ports);
         }
@@ -90,22 +88,41 @@ public final class EtcdServer {
             int peer = ports.get(2 * i + 1);
             Path data = dataRoot.resolve("m" + i);
             String clientUrl = (tls == null ? "http" : "https") + "://127.0.0.1:" + ports.get(2 * i);
-            List<String> command = new ArrayList<>(List.of(etcd.toString(),
-                    "--name", "m" + i,
-                    "--data-dir", data.toString(),
-                    "--listen-client-urls", clientUrl,
-                    "--advertise-client-urls", clientUrl,
-                    "--listen-peer-urls", "http://127.0.0.1:" + peer,
-                    "--initial-advertise-peer-urls", "http://127.0.0.1:" + peer,
-                    "--initial-cluster", String.join(",", peers),
-                    "--initial-cluster-state", "new",
-                    "--initial-cluster-token", token,
-                    "--logger", "zap",
-                    "--log-outputs", "stderr"));
+            List<String> command = new ArrayList<>(List.of(
+                    etcd.toString(),
+                    "--name",
+                    "m" + i,
+                    "--data-dir",
+                    data.toString(),
+                    "--listen-client-urls",
+                    clientUrl,
+                    "--advertise-client-urls",
+                    clientUrl,
+                    "--listen-peer-urls",
+                    "http://127.0.0.1:" + peer,
+                    "--initial-advertise-peer-urls",
+                    "http://127.0.0.1:" + peer,
+                    "--initial-cluster",
+                    String.join(",", peers),
+                    "--initial-cluster-state",
+                    "new",
+                    "--initial-cluster-token",
+                    token,
+                    "--logger",
+                    "zap",
+                    "--log-outputs",
+                    "stderr"));
             if (tls != null) {
-                command.addAll(List.of("--cert-file", tls.certificate().toString(), "--key-file", tls.key().toString()));
+                command.addAll(List.of(
+                        "--cert-file",
+                        tls.certificate().toString(),
+                        "--key-file",
+                        tls.key().toString()));
                 if (tls.clientCa() != null) {
-                    command.addAll(List.of("--client-cert-auth", "--trusted-ca-file", tls.clientCa().toString()));
+                    command.addAll(List.of(
+                            "--client-cert-auth",
+                            "--trusted-ca-file",
+                            tls.clientCa().toString()));
                 }
             }
             command.addAll(extraArguments);

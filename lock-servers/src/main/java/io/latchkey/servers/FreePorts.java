@@ -36,8 +36,7 @@ public final class FreePorts {
         }
     };
 
-    private FreePorts() {
-    }
+    private FreePorts() {}
 
     /**
      * Returns one free TCP port on 127.0.0.1.
@@ -59,8 +58,7 @@ public final class FreePorts {
      */
     public static List<Integer> find(int count) {
         if (count < 1 || count > MAX_PORTS_PER_CALL) {
-            throw new IllegalArgumentException(
-                    "count must be between 1 and " + MAX_PORTS_PER_CALL + ", was " + count);
+            throw new IllegalArgumentException("count must be between 1 and " + MAX_PORTS_PER_CALL + ", was " + count);
         }
         List<ServerSocket> held = new ArrayList<>(count);
         List<Integer> ports = new ArrayList<>(count);

@@ -21,8 +21,7 @@ final class LiveProcesses {
     private static final Set<ServerProcess> LIVE = ConcurrentHashMap.newKeySet();
     private static final AtomicBoolean HOOK_INSTALLED = new AtomicBoolean();
 
-    private LiveProcesses() {
-    }
+    private LiveProcesses() {}
 
     static void register(ServerProcess server) {
         if (HOOK_INSTALLED.compareAndSet(false, true)) {

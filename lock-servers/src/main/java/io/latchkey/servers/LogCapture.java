@@ -49,8 +49,12 @@ final class LogCapture {
             Path directory = Files.createTempDirectory("latchkey-server-");
             return new LogCapture(directory.resolve("server.log"), tailCapacity);
         } catch (IOException e) {
-            throw new ServerStartException("could not create a temporary directory for the log of " + serverName
-                    + ": " + e, null, List.of(), Duration.ZERO, e);
+            throw new ServerStartException(
+                    "could not create a temporary directory for the log of " + serverName + ": " + e,
+                    null,
+                    List.of(),
+                    Duration.ZERO,
+                    e);
         }
     }
 
@@ -66,8 +70,8 @@ final class LogCapture {
 
     /** Appends a line of our own (not the server's), e.g. a start marker; call only while no pump runs. */
     void writeMarker(String line) {
-        try (BufferedWriter writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8,
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+        try (BufferedWriter writer = Files.newBufferedWriter(
+                file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
             writer.write(line);
             writer.newLine();
         } catch (IOException e) {
@@ -94,8 +98,8 @@ final class LogCapture {
 
     private void pump(InputStream output) {
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(output, StandardCharsets.UTF_8));
-                BufferedWriter writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8,
-                        StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+                BufferedWriter writer = Files.newBufferedWriter(
+                        file, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
             String line;
             while ((line = reader.readLine()) != null) {
                 writer.write(line);
@@ -154,8 +158,8 @@ final class LogCapture {
         }
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             channel.position(offset);
-            BufferedReader reader = new BufferedReader(
-                    new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
+            BufferedReader reader =
+                    new BufferedReader(new InputStreamReader(Channels.newInputStream(channel), StandardCharsets.UTF_8));
             String line;
             while ((line = reader.readLine()) != null) {
                 if (pattern.matcher(line).find()) {

@@ -28,8 +28,7 @@ public final class MariaDbServer {
     /** The database {@link #createDatabase(int)} creates. */
     public static final String DATABASE = "latchkey";
 
-    private MariaDbServer() {
-    }
+    private MariaDbServer() {}
 
     private static String user() {
         return RunAsUser.isRoot() ? "root" : RunAsUser.currentUser();
@@ -46,9 +45,19 @@ public final class MariaDbServer {
      */
     public static void initialize(Path installDb, Path dir, Consumer<Process> started)
             throws IOException, InterruptedException {
-        SetupCommand.run(INSTALL_DB, List.of(installDb.toString(), "--no-defaults", "--datadir=" + dir.resolve("data"),
-                "--user=" + user(), "--auth-root-authentication-method=normal", "--skip-test-db",
-                "--skip-name-resolve"), dir.resolve("install.log"), Duration.ofSeconds(180), started);
+        SetupCommand.run(
+                INSTALL_DB,
+                List.of(
+                        installDb.toString(),
+                        "--no-defaults",
+                        "--datadir=" + dir.resolve("data"),
+                        "--user=" + user(),
+                        "--auth-root-authentication-method=normal",
+                        "--skip-test-db",
+                        "--skip-name-resolve"),
+                dir.resolve("install.log"),
+                Duration.ofSeconds(180),
+                started);
     }
 
     /**
@@ -63,13 +72,25 @@ public final class MariaDbServer {
     public static ServerProcessBuilder process(Path mariadbd, Path dir, int port, int maxConnections) {
         return ServerProcess.builder()
                 .name("mariadbd on 127.0.0.1:" + port)
-                .command(mariadbd.toString(), "--no-defaults", "--datadir=" + dir.resolve("data"), "--user=" + user(),
-                        "--port=" + port, "--bind-address=127.0.0.1", "--socket=" + dir.resolve("mysqld.sock"),
-                        "--pid-file=" + dir.resolve("mysqld.pid"), "--skip-grant-tables", "--skip-name-resolve",
-                        "--max-connections=" + maxConnections, "--innodb-buffer-pool-size=64M",
-                        "--innodb-log-file-size=48M", "--innodb-flush-log-at-trx-commit=2", "--skip-log-bin",
+                .command(
+                        mariadbd.toString(),
+                        "--no-defaults",
+                        "--datadir=" + dir.resolve("data"),
+                        "--user=" + user(),
+                        "--port=" + port,
+                        "--bind-address=127.0.0.1",
+                        "--socket=" + dir.resolve("mysqld.sock"),
+                        "--pid-file=" + dir.resolve("mysqld.pid"),
+                        "--skip-grant-tables",
+                        "--skip-name-resolve",
+                        "--max-connections=" + maxConnections,
+                        "--innodb-buffer-pool-size=64M",
+                        "--innodb-log-file-size=48M",
+                        "--innodb-flush-log-at-trx-commit=2",
+                        "--skip-log-bin",
                         "--character-set-server=utf8mb4")
-                .readiness(ReadinessCheck.logLineMatches("ready for connections").and(ReadinessCheck.tcpPortOpen(port)))
+                .readiness(
+                        ReadinessCheck.logLineMatches("ready for connections").and(ReadinessCheck.tcpPortOpen(port)))
                 .startupTimeout(Duration.ofSeconds(90))
                 .stopTimeout(Duration.ofSeconds(30))
                 .deleteOnClose(dir);
@@ -83,7 +104,7 @@ public final class MariaDbServer {
      */
     public static void createDatabase(int port) throws SQLException {
         try (Connection c = DriverManager.getConnection("jdbc:mariadb://127.0.0.1:" + port + "/?user=root");
-             Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE);
         }
     }

@@ -24,8 +24,7 @@ public final class PostgresServer {
     /** The database user (and, for a root JVM, the operating-system user) the server runs as. */
     public static final String USER = "postgres";
 
-    private PostgresServer() {
-    }
+    private PostgresServer() {}
 
     /**
      * The {@code initdb} next to a {@code postgres} binary (Debian puts both in one directory).
@@ -51,9 +50,25 @@ public final class PostgresServer {
     public static void initialize(Path initdb, Path dir, Consumer<Process> started)
             throws IOException, InterruptedException {
         RunAsUser.giveOwnership(dir, USER);
-        SetupCommand.run("initdb", RunAsUser.wrap(USER, List.of(initdb.toString(), "-D", dir.resolve("data").toString(),
-                "-U", USER, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync")), dir.resolve("initdb.log"),
-                Duration.ofSeconds(120), started);
+        SetupCommand.run(
+                "initdb",
+                RunAsUser.wrap(
+                        USER,
+                        List.of(
+                                initdb.toString(),
+                                "-D",
+                                dir.resolve("data").toString(),
+                                "-U",
+                                USER,
+                                "-A",
+                                "trust",
+                                "-E",
+                                "UTF8",
+                                "--locale=C",
+                                "--no-sync")),
+                dir.resolve("initdb.log"),
+                Duration.ofSeconds(120),
+                started);
     }
 
     /**
@@ -72,11 +87,28 @@ public final class PostgresServer {
             throws IOException {
         return ServerProcess.builder()
                 .name("postgres on 127.0.0.1:" + port)
-                .command(postgres.toRealPath().toString(), "-D", dir.resolve("data").toString(),
-                        "-p", Integer.toString(port), "-c", "listen_addresses=127.0.0.1",
-                        "-c", "unix_socket_directories=" + dir, "-c", "max_connections=" + maxConnections,
-                        "-c", "shared_buffers=32MB", "-c", "fsync=off", "-c", "full_page_writes=off",
-                        "-c", "logging_collector=off", "-c", "dynamic_shared_memory_type=mmap")
+                .command(
+                        postgres.toRealPath().toString(),
+                        "-D",
+                        dir.resolve("data").toString(),
+                        "-p",
+                        Integer.toString(port),
+                        "-c",
+                        "listen_addresses=127.0.0.1",
+                        "-c",
+                        "unix_socket_directories=" + dir,
+                        "-c",
+                        "max_connections=" + maxConnections,
+                        "-c",
+                        "shared_buffers=32MB",
+                        "-c",
+                        "fsync=off",
+                        "-c",
+                        "full_page_writes=off",
+                        "-c",
+                        "logging_collector=off",
+                        "-c",
+                        "dynamic_shared_memory_type=mmap")
                 .runAsUser(USER)
                 .readiness(ReadinessCheck.logLineMatches("ready to accept connections")
                         .and(ReadinessCheck.tcpPortOpen(port)))

@@ -33,8 +33,13 @@ final class ProcessLaunch {
     private final ReadinessCheck readiness;
     private final Duration startupTimeout;
 
-    ProcessLaunch(String name, List<String> launchedCommand, Path workingDirectory, Map<String, String> environment,
-            ReadinessCheck readiness, Duration startupTimeout) {
+    ProcessLaunch(
+            String name,
+            List<String> launchedCommand,
+            Path workingDirectory,
+            Map<String, String> environment,
+            ReadinessCheck readiness,
+            Duration startupTimeout) {
         this.name = name;
         this.launchedCommand = List.copyOf(launchedCommand);
         this.workingDirectory = workingDirectory;
@@ -68,16 +73,22 @@ final class ProcessLaunch {
      * Polls the readiness check until it passes; kills the tree (with {@code killTree}) and throws when the
      * process exits, the start is interrupted or the startup timeout passes.
      */
-    void awaitReady(ServerProcess server, Process launched, LogCapture capture, long startedAt,
-            Consumer<Process> killTree) {
+    void awaitReady(
+            ServerProcess server, Process launched, LogCapture capture, long startedAt, Consumer<Process> killTree) {
         long deadline = startedAt + startupTimeout.toNanos();
         Exception lastProblem = null;
         while (true) {
             if (!launched.isAlive()) {
                 capture.awaitDrained(DRAIN_TIMEOUT);
                 int exit = launched.exitValue();
-                throw failure("exited with code " + exit + " after " + seconds(elapsedSince(startedAt))
-                        + " before it was ready", exit, startedAt, lastProblem, lastProblem, capture);
+                throw failure(
+                        "exited with code " + exit + " after " + seconds(elapsedSince(startedAt))
+                                + " before it was ready",
+                        exit,
+                        startedAt,
+                        lastProblem,
+                        lastProblem,
+                        capture);
             }
             try {
                 if (readiness.isReady(server)) {
@@ -91,25 +102,40 @@ final class ProcessLaunch {
             }
             if (Thread.currentThread().isInterrupted()) {
                 killTree.accept(launched);
-                throw failure("start was interrupted after " + seconds(elapsedSince(startedAt))
-                        + "; the process was killed", null, startedAt, lastProblem, lastProblem, capture);
+                throw failure(
+                        "start was interrupted after " + seconds(elapsedSince(startedAt)) + "; the process was killed",
+                        null,
+                        startedAt,
+                        lastProblem,
+                        lastProblem,
+                        capture);
             }
             if (System.nanoTime() - deadline >= 0) {
                 killTree.accept(launched);
-                throw failure("was not ready after " + seconds(elapsedSince(startedAt)) + " (startup timeout "
-                        + seconds(startupTimeout) + "); it was still running and has been killed",
-                        null, startedAt, lastProblem, lastProblem, capture);
+                throw failure(
+                        "was not ready after " + seconds(elapsedSince(startedAt)) + " (startup timeout "
+                                + seconds(startupTimeout) + "); it was still running and has been killed",
+                        null,
+                        startedAt,
+                        lastProblem,
+                        lastProblem,
+                        capture);
             }
             LockSupport.parkNanos(READINESS_POLL_NANOS);
         }
     }
 
-    private ServerStartException failure(String what, Integer exitCode, long startedAt, Exception lastProblem,
-            Throwable cause, LogCapture capture) {
+    private ServerStartException failure(
+            String what, Integer exitCode, long startedAt, Exception lastProblem, Throwable cause, LogCapture capture) {
         List<String> tail = capture == null ? List.of() : capture.tail();
         StringBuilder message = new StringBuilder()
-                .append(name).append(' ').append(what).append('\n')
-                .append("  command: ").append(commandLine()).append('\n');
+                .append(name)
+                .append(' ')
+                .append(what)
+                .append('\n')
+                .append("  command: ")
+                .append(commandLine())
+                .append('\n');
         if (workingDirectory != null) {
             message.append("  working directory: ").append(workingDirectory).append('\n');
         }

@@ -1,8 +1,8 @@
 package io.latchkey.servers;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,8 +36,7 @@ final class ProcessTree {
     private static final Duration KILL_TIMEOUT = Duration.ofSeconds(10);
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
-    private ProcessTree() {
-    }
+    private ProcessTree() {}
 
     /** The root followed by all its living descendants. */
     static List<ProcessHandle> snapshot(ProcessHandle root) {
@@ -74,8 +73,8 @@ final class ProcessTree {
                 LOG.debug("'{}' exited with {}: {}", String.join(" ", command), kill.exitValue(), output);
             }
         } catch (IOException e) {
-            throw new IllegalStateException("could not run '" + String.join(" ", command)
-                    + "' (is procps or util-linux installed?)", e);
+            throw new IllegalStateException(
+                    "could not run '" + String.join(" ", command) + "' (is procps or util-linux installed?)", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while sending SIG" + signal, e);
@@ -150,8 +149,8 @@ final class ProcessTree {
         return state == 'T' || state == 't' || state == '?';
     }
 
-    private static boolean awaitAll(Collection<ProcessHandle> processes, Duration timeout,
-            java.util.function.Predicate<ProcessHandle> done) {
+    private static boolean awaitAll(
+            Collection<ProcessHandle> processes, Duration timeout, java.util.function.Predicate<ProcessHandle> done) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             boolean all = processes.stream().allMatch(done);
@@ -263,7 +262,10 @@ final class ProcessTree {
         List<ProcessHandle> before = snapshot(running.toHandle());
         kill(running.toHandle());
         if (!awaitTreeGone(running, before, KILL_TIMEOUT)) {
-            LOG.warn("{}: processes {} survived SIGKILL for {}", name, describe(before),
+            LOG.warn(
+                    "{}: processes {} survived SIGKILL for {}",
+                    name,
+                    describe(before),
                     ProcessLaunch.seconds(KILL_TIMEOUT));
         }
     }

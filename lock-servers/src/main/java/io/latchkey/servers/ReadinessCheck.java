@@ -48,7 +48,8 @@ public interface ReadinessCheck {
     default ReadinessCheck and(ReadinessCheck other) {
         Objects.requireNonNull(other, "other");
         ReadinessCheck first = this;
-        return describedAs(first.description() + " and " + other.description(),
+        return describedAs(
+                first.description() + " and " + other.description(),
                 server -> first.isReady(server) && other.isReady(server));
     }
 

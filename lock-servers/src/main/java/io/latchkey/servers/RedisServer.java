@@ -17,8 +17,7 @@ public final class RedisServer {
     /** The Debian package that brings it. */
     public static final String DEBIAN_PACKAGE = "redis-server";
 
-    private RedisServer() {
-    }
+    private RedisServer() {}
 
     /**
      * How a TLS-only server is set up.
@@ -28,8 +27,7 @@ public final class RedisServer {
      * @param ca the CA that client certificates are checked against
      * @param requireClientCertificate {@code --tls-auth-clients yes} (mutual TLS) or {@code no}
      */
-    public record Tls(Path certificate, Path key, Path ca, boolean requireClientCertificate) {
-    }
+    public record Tls(Path certificate, Path key, Path ca, boolean requireClientCertificate) {}
 
     /**
      * The server process, not started; it deletes {@code dir} on close.
@@ -46,15 +44,35 @@ public final class RedisServer {
         if (tls == null) {
             command.addAll(List.of("--port", Integer.toString(port)));
         } else {
-            command.addAll(List.of("--port", "0", "--tls-port", Integer.toString(port),
-                    "--tls-cert-file", tls.certificate().toString(),
-                    "--tls-key-file", tls.key().toString(),
-                    "--tls-ca-cert-file", tls.ca().toString(),
-                    "--tls-auth-clients", tls.requireClientCertificate() ? "yes" : "no"));
+            command.addAll(List.of(
+                    "--port",
+                    "0",
+                    "--tls-port",
+                    Integer.toString(port),
+                    "--tls-cert-file",
+                    tls.certificate().toString(),
+                    "--tls-key-file",
+                    tls.key().toString(),
+                    "--tls-ca-cert-file",
+                    tls.ca().toString(),
+                    "--tls-auth-clients",
+                    tls.requireClientCertificate() ? "yes" : "no"));
         }
-        command.addAll(List.of("--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--daemonize", "no",
-                "--dir", dir.toString(), "--logfile", "", "--loglevel", "notice"));
+        command.addAll(List.of(
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--daemonize",
+                "no",
+                "--dir",
+                dir.toString(),
+                "--logfile",
+                "",
+                "--loglevel",
+                "notice"));
         command.addAll(extraArguments);
         return ServerProcess.builder()
                 .name((tls != null ? "TLS " : "") + "redis-server on 127.0.0.1:" + port)

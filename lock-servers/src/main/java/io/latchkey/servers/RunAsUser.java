@@ -23,8 +23,7 @@ public final class RunAsUser {
 
     private static final Pattern USER_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_.-]{0,31}\\$?");
 
-    private RunAsUser() {
-    }
+    private RunAsUser() {}
 
     /**
      * Whether this JVM runs as root (uid 0).
@@ -100,7 +99,8 @@ public final class RunAsUser {
         if (!isRoot()) {
             return;
         }
-        UserPrincipal owner = path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(user);
+        UserPrincipal owner =
+                path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName(user);
         try (Stream<Path> all = Files.walk(path)) {
             for (Path p : (Iterable<Path>) all::iterator) {
                 Files.setOwner(p, owner);

@@ -22,8 +22,14 @@ public final class RunningServer implements AutoCloseable {
     private final AtomicBoolean closed;
     private final UnavailablePolicy policy;
 
-    private RunningServer(Endpoint endpoint, ServerControl control, AutoCloseable resource, ServerOrigin origin,
-            String description, AtomicBoolean closed, UnavailablePolicy policy) {
+    private RunningServer(
+            Endpoint endpoint,
+            ServerControl control,
+            AutoCloseable resource,
+            ServerOrigin origin,
+            String description,
+            AtomicBoolean closed,
+            UnavailablePolicy policy) {
         this.endpoint = Objects.requireNonNull(endpoint, "endpoint");
         this.control = control;
         this.resource = resource;
@@ -42,7 +48,13 @@ public final class RunningServer implements AutoCloseable {
      */
     public static RunningServer ownedProcess(Endpoint endpoint, ServerProcess process) {
         Objects.requireNonNull(process, "process");
-        return new RunningServer(endpoint, process, process, ServerOrigin.MANUAL, process.name(), new AtomicBoolean(),
+        return new RunningServer(
+                endpoint,
+                process,
+                process,
+                ServerOrigin.MANUAL,
+                process.name(),
+                new AtomicBoolean(),
                 UnavailablePolicy.THROW);
     }
 
@@ -55,8 +67,14 @@ public final class RunningServer implements AutoCloseable {
      * @return the server
      */
     public static RunningServer of(Endpoint endpoint, ServerControl control, AutoCloseable resource) {
-        return new RunningServer(endpoint, control, resource, ServerOrigin.MANUAL, String.valueOf(endpoint),
-                new AtomicBoolean(), UnavailablePolicy.THROW);
+        return new RunningServer(
+                endpoint,
+                control,
+                resource,
+                ServerOrigin.MANUAL,
+                String.valueOf(endpoint),
+                new AtomicBoolean(),
+                UnavailablePolicy.THROW);
     }
 
     /**

@@ -56,8 +56,8 @@ public final class ServerFixture {
      */
     public static ServerFixture named(String serverName) {
         if (serverName == null || serverName.isBlank()) {
-            throw new IllegalArgumentException("server name must be a non-blank text such as 'redis', was '"
-                    + serverName + "'");
+            throw new IllegalArgumentException(
+                    "server name must be a non-blank text such as 'redis', was '" + serverName + "'");
         }
         return new ServerFixture(serverName);
     }
@@ -107,8 +107,8 @@ public final class ServerFixture {
      */
     public ServerFixture fromEnv(String variable, Function<String, Endpoint> parser) {
         if (variable == null || variable.isBlank() || variable.contains("=")) {
-            throw new IllegalArgumentException("environment variable name must be non-blank without '=', was '"
-                    + variable + "'");
+            throw new IllegalArgumentException(
+                    "environment variable name must be non-blank without '=', was '" + variable + "'");
         }
         return add(new EnvOption(variable, Objects.requireNonNull(parser, "parser")));
     }
@@ -166,7 +166,8 @@ public final class ServerFixture {
             ServerOrigin last = options.get(options.size() - 1).origin();
             if (option.origin().ordinal() < last.ordinal()) {
                 throw new IllegalStateException("declare " + serverName + "'s options in the order they are tried "
-                        + "(environment, PATH, Testcontainers, embedded): " + option.origin().label()
+                        + "(environment, PATH, Testcontainers, embedded): "
+                        + option.origin().label()
                         + " cannot come after " + last.label());
             }
         }
@@ -190,9 +191,13 @@ public final class ServerFixture {
         List<String> reasons = new ArrayList<>();
         List<String> hints = new ArrayList<>();
         List<Throwable> launchFailures = new ArrayList<>();
-        for (ServerOrigin origin : List.of(ServerOrigin.ENVIRONMENT, ServerOrigin.PATH_BINARY,
-                ServerOrigin.TESTCONTAINERS, ServerOrigin.EMBEDDED)) {
-            List<Option> ofOrigin = options.stream().filter(o -> o.origin() == origin).collect(Collectors.toList());
+        for (ServerOrigin origin : List.of(
+                ServerOrigin.ENVIRONMENT,
+                ServerOrigin.PATH_BINARY,
+                ServerOrigin.TESTCONTAINERS,
+                ServerOrigin.EMBEDDED)) {
+            List<Option> ofOrigin =
+                    options.stream().filter(o -> o.origin() == origin).collect(Collectors.toList());
             if (ofOrigin.isEmpty()) {
                 reasons.add(origin.label() + ": not declared for " + serverName);
             }
@@ -215,8 +220,9 @@ public final class ServerFixture {
     }
 
     private RuntimeException unavailable(List<String> reasons, List<String> hints, List<Throwable> launchFailures) {
-        return Objects.requireNonNull(policy.noServer(
-                new ServerUnavailableException(serverName, reasons, hints, launchFailures), environment),
+        return Objects.requireNonNull(
+                policy.noServer(
+                        new ServerUnavailableException(serverName, reasons, hints, launchFailures), environment),
                 "the UnavailablePolicy returned no exception");
     }
 
@@ -276,19 +282,23 @@ public final class ServerFixture {
         public Attempt attempt(ServerFixture fixture) {
             String value = fixture.environment().apply(variable);
             if (value == null || value.isBlank()) {
-                return Attempt.unavailable("environment variable " + variable + ": "
-                        + (value == null ? "not set" : "set but empty"),
+                return Attempt.unavailable(
+                        "environment variable " + variable + ": " + (value == null ? "not set" : "set but empty"),
                         "set " + variable + " to the endpoint of a running " + fixture.serverName() + " server");
             }
             Endpoint endpoint;
             try {
                 endpoint = Objects.requireNonNull(parser.apply(value.trim()), "parser returned null");
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException(variable + "='" + value + "' is not a valid " + fixture.serverName()
-                        + " endpoint: " + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        variable + "='" + value + "' is not a valid " + fixture.serverName() + " endpoint: "
+                                + e.getMessage(),
+                        e);
             }
-            return Attempt.success(RunningServer.external(endpoint).withOrigin(ServerOrigin.ENVIRONMENT,
-                    fixture.serverName() + " at " + endpoint + " (from " + variable + ")"));
+            return Attempt.success(RunningServer.external(endpoint)
+                    .withOrigin(
+                            ServerOrigin.ENVIRONMENT,
+                            fixture.serverName() + " at " + endpoint + " (from " + variable + ")"));
         }
     }
 
@@ -303,21 +313,29 @@ public final class ServerFixture {
             Binaries binaries = Binaries.forPath(fixture.environment().apply("PATH"));
             Optional<Path> found = binaries.locate(binary);
             if (found.isEmpty()) {
-                String install = debianPackage == null ? "install " + binary
+                String install = debianPackage == null
+                        ? "install " + binary
                         : "install " + binary + " (Debian/Ubuntu: apt-get install " + debianPackage + ")";
-                return Attempt.unavailable("binary " + binary + ": not found on PATH or in the usual server "
-                        + "directories (searched " + binaries.searchedDirectories().stream().map(Path::toString)
-                                .collect(Collectors.joining(":")) + ")"
-                        + (debianPackage == null ? "" : "; Debian package: " + debianPackage), install);
+                return Attempt.unavailable(
+                        "binary " + binary + ": not found on PATH or in the usual server "
+                                + "directories (searched "
+                                + binaries.searchedDirectories().stream()
+                                        .map(Path::toString)
+                                        .collect(Collectors.joining(":"))
+                                + ")"
+                                + (debianPackage == null ? "" : "; Debian package: " + debianPackage),
+                        install);
             }
             try {
                 RunningServer server = Objects.requireNonNull(launcher.launch(found.get()), "launcher returned null");
-                return Attempt.success(server.withOrigin(ServerOrigin.PATH_BINARY,
+                return Attempt.success(server.withOrigin(
+                        ServerOrigin.PATH_BINARY,
                         fixture.serverName() + " from " + found.get() + " on " + server.endpoint()));
             } catch (Exception | LinkageError e) {
                 LOG.warn("{} was found at {} but did not start; trying the next option", binary, found.get(), e);
-                return Attempt.failed("binary " + binary + ": found at " + found.get() + " but it did not start: "
-                        + e.getMessage(), e);
+                return Attempt.failed(
+                        "binary " + binary + ": found at " + found.get() + " but it did not start: " + e.getMessage(),
+                        e);
             }
         }
     }
@@ -353,8 +371,8 @@ public final class ServerFixture {
     private static Attempt launch(ServerFixture fixture, ServerLauncher launcher, ServerOrigin origin, String what) {
         try {
             RunningServer server = Objects.requireNonNull(launcher.launch(), "launcher returned null");
-            return Attempt.success(server.withOrigin(origin,
-                    fixture.serverName() + " (" + origin.label() + ") on " + server.endpoint()));
+            return Attempt.success(server.withOrigin(
+                    origin, fixture.serverName() + " (" + origin.label() + ") on " + server.endpoint()));
         } catch (LinkageError e) {
             return Attempt.unavailable(what + ": classes it needs are not on the classpath (" + e + ")", null);
         } catch (Exception e) {

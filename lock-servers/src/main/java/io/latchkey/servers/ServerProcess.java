@@ -1,11 +1,9 @@
 package io.latchkey.servers;
 
-import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -42,7 +40,14 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ServerProcess.class);
     private static final Duration DRAIN_TIMEOUT = ProcessLaunch.DRAIN_TIMEOUT;
 
-    private enum State { NEW, STARTING, RUNNING, PAUSED, STOPPED, CLOSED }
+    private enum State {
+        NEW,
+        STARTING,
+        RUNNING,
+        PAUSED,
+        STOPPED,
+        CLOSED
+    }
 
     private final String name;
     private final List<String> command;
@@ -61,17 +66,27 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
 
     ServerProcess(ServerProcessBuilder builder) {
         this.command = List.copyOf(builder.command);
-        this.name = builder.name != null ? builder.name : Path.of(command.get(0)).getFileName().toString();
+        this.name = builder.name != null
+                ? builder.name
+                : Path.of(command.get(0)).getFileName().toString();
         String runAsUser = builder.runAsUser;
         List<String> launchedCommand = runAsUser == null ? command : RunAsUser.wrap(runAsUser, command);
-        this.launch = new ProcessLaunch(name, launchedCommand, builder.workingDirectory, builder.environment,
-                builder.readiness, builder.startupTimeout);
+        this.launch = new ProcessLaunch(
+                name,
+                launchedCommand,
+                builder.workingDirectory,
+                builder.environment,
+                builder.readiness,
+                builder.startupTimeout);
         this.stopTimeout = builder.stopTimeout;
         this.stopSignal = builder.stopSignal;
         this.logTailLines = builder.logTailLines;
         this.deleteOnClose = List.copyOf(builder.deleteOnClose);
         if (runAsUser != null && launchedCommand.equals(command) && !runAsUser.equals(RunAsUser.currentUser())) {
-            LOG.info("{}: not running as '{}' because this JVM is not root; running as '{}'", name, runAsUser,
+            LOG.info(
+                    "{}: not running as '{}' because this JVM is not root; running as '{}'",
+                    name,
+                    runAsUser,
                     RunAsUser.currentUser());
         }
     }
@@ -110,7 +125,11 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
             LiveProcesses.register(this);
             launch.awaitReady(this, launched, capture, startedAt, this::killTree);
             state = State.RUNNING;
-            LOG.info("{} is ready (pid {}) after {}", name, launched.pid(), ProcessLaunch.seconds(ProcessLaunch.elapsedSince(startedAt)));
+            LOG.info(
+                    "{} is ready (pid {}) after {}",
+                    name,
+                    launched.pid(),
+                    ProcessLaunch.seconds(ProcessLaunch.elapsedSince(startedAt)));
         } finally {
             if (state == State.STARTING) {
                 state = State.STOPPED;
@@ -204,7 +223,11 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
             if (ProcessTree.signalAndAwait(running, stopSignal, state == State.PAUSED, stopTimeout)) {
                 LOG.info("{} stopped (exit code {})", name, ProcessLaunch.exitCodeOf(running));
             } else {
-                LOG.warn("{} did not exit within {} of SIG{}; killing it", name, ProcessLaunch.seconds(stopTimeout), stopSignal);
+                LOG.warn(
+                        "{} did not exit within {} of SIG{}; killing it",
+                        name,
+                        ProcessLaunch.seconds(stopTimeout),
+                        stopSignal);
                 killTree(running);
             }
             log.awaitDrained(DRAIN_TIMEOUT);

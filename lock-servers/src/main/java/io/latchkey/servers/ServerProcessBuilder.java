@@ -30,8 +30,7 @@ public final class ServerProcessBuilder {
     int logTailLines = ServerProcess.DEFAULT_LOG_TAIL_LINES;
     final List<Path> deleteOnClose = new ArrayList<>();
 
-    ServerProcessBuilder() {
-    }
+    ServerProcessBuilder() {}
 
     /**
      * The executable and its arguments; the server must stay in the foreground.
@@ -50,7 +49,10 @@ public final class ServerProcessBuilder {
      * @return this builder
      */
     public ServerProcessBuilder command(List<String> command) {
-        if (command == null || command.isEmpty() || command.get(0) == null || command.get(0).isBlank()) {
+        if (command == null
+                || command.isEmpty()
+                || command.get(0) == null
+                || command.get(0).isBlank()) {
             throw new IllegalArgumentException(
                     "command must start with an executable, e.g. [redis-server, --port, 6390]; was " + command);
         }

@@ -16,8 +16,8 @@ public final class ServerUnavailableException extends RuntimeException {
     private final List<String> reasons;
     private final List<String> hints;
 
-    ServerUnavailableException(String serverName, List<String> reasons, List<String> hints,
-            List<Throwable> launchFailures) {
+    ServerUnavailableException(
+            String serverName, List<String> reasons, List<String> hints, List<Throwable> launchFailures) {
         super(null, launchFailures.isEmpty() ? null : launchFailures.get(0));
         this.serverName = serverName;
         this.reasons = List.copyOf(reasons);
@@ -42,10 +42,16 @@ public final class ServerUnavailableException extends RuntimeException {
      * @return the message: the consequence, every option tried and why it failed, and the hints
      */
     public String explain(String consequence) {
-        StringBuilder message = new StringBuilder("No ").append(serverName).append(" server is available")
-                .append(consequence).append(" Tried, in order:");
+        StringBuilder message = new StringBuilder("No ")
+                .append(serverName)
+                .append(" server is available")
+                .append(consequence)
+                .append(" Tried, in order:");
         for (int i = 0; i < reasons.size(); i++) {
-            message.append("\n  ").append(i + 1).append(". ").append(reasons.get(i).replace("\n", "\n     "));
+            message.append("\n  ")
+                    .append(i + 1)
+                    .append(". ")
+                    .append(reasons.get(i).replace("\n", "\n     "));
         }
         if (!hints.isEmpty()) {
             message.append("\nTo run it: ").append(String.join("; or ", hints)).append('.');

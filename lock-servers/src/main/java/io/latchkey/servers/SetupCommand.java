@@ -17,8 +17,7 @@ import java.util.function.Consumer;
  */
 public final class SetupCommand {
 
-    private SetupCommand() {
-    }
+    private SetupCommand() {}
 
     /**
      * Runs {@code command} and waits for it.
@@ -31,10 +30,14 @@ public final class SetupCommand {
      * @throws IOException if it cannot be started, exits with a non-zero code or does not finish in time
      * @throws InterruptedException if interrupted while waiting (the process is killed)
      */
-    public static void run(String program, List<String> command, Path logFile, Duration timeout,
-            Consumer<Process> started) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(logFile.toFile())
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+    public static void run(
+            String program, List<String> command, Path logFile, Duration timeout, Consumer<Process> started)
+            throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(logFile.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                .start();
         started.accept(p);
         boolean finished;
         try {
@@ -49,7 +52,9 @@ public final class SetupCommand {
         }
         if (p.exitValue() != 0) {
             List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
-            String last = lines.isEmpty() ? "(no output)" : lines.get(lines.size() - 1).trim();
+            String last = lines.isEmpty()
+                    ? "(no output)"
+                    : lines.get(lines.size() - 1).trim();
             throw new IOException(program + " failed with exit code " + p.exitValue() + ": " + last);
         }
     }

@@ -55,8 +55,10 @@ public final class TestCertificates implements AutoCloseable {
      * @throws IllegalStateException when {@code openssl} is missing or fails (its output is in the message)
      */
     public static TestCertificates create() {
-        String openssl = Binaries.find("openssl").map(Path::toString).orElseThrow(() -> new IllegalStateException(
-                "openssl not found on PATH: install the Debian package openssl to make test certificates"));
+        String openssl = Binaries.find("openssl")
+                .map(Path::toString)
+                .orElseThrow(() -> new IllegalStateException(
+                        "openssl not found on PATH: install the Debian package openssl to make test certificates"));
         Path dir;
         try {
             dir = Files.createTempDirectory("latchkey-tls-");
@@ -65,9 +67,24 @@ public final class TestCertificates implements AutoCloseable {
         }
         TestCertificates certs = new TestCertificates(dir);
         try {
-            run(dir, openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                    "-subj", "/CN=latchkey-test-ca", "-keyout", "ca.key", "-out", "ca.crt");
-            Files.writeString(dir.resolve("server.ext"),
+            run(
+                    dir,
+                    openssl,
+                    "req",
+                    "-x509",
+                    "-newkey",
+                    "rsa:2048",
+                    "-nodes",
+                    "-days",
+                    "2",
+                    "-subj",
+                    "/CN=latchkey-test-ca",
+                    "-keyout",
+                    "ca.key",
+                    "-out",
+                    "ca.crt");
+            Files.writeString(
+                    dir.resolve("server.ext"),
                     "subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n");
             Files.writeString(dir.resolve("client.ext"), "extendedKeyUsage=clientAuth\n");
             issue(dir, openssl, "server", "localhost");
@@ -86,14 +103,45 @@ public final class TestCertificates implements AutoCloseable {
     }
 
     private static void issue(Path dir, String openssl, String who, String commonName) throws IOException {
-        run(dir, openssl, "req", "-new", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=" + commonName,
-                "-keyout", who + ".key", "-out", who + ".csr");
-        run(dir, openssl, "x509", "-req", "-in", who + ".csr", "-CA", "ca.crt", "-CAkey", "ca.key",
-                "-CAcreateserial", "-days", "2", "-extfile", who + ".ext", "-out", who + ".crt");
+        run(
+                dir,
+                openssl,
+                "req",
+                "-new",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                "/CN=" + commonName,
+                "-keyout",
+                who + ".key",
+                "-out",
+                who + ".csr");
+        run(
+                dir,
+                openssl,
+                "x509",
+                "-req",
+                "-in",
+                who + ".csr",
+                "-CA",
+                "ca.crt",
+                "-CAkey",
+                "ca.key",
+                "-CAcreateserial",
+                "-days",
+                "2",
+                "-extfile",
+                who + ".ext",
+                "-out",
+                who + ".crt");
     }
 
     private static void run(Path dir, String... command) throws IOException {
-        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(command)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
         String output;
         try (InputStream in = p.getInputStream()) {
             output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -101,8 +149,8 @@ public final class TestCertificates implements AutoCloseable {
         try {
             if (!p.waitFor(OPENSSL_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new IllegalStateException("openssl did not finish in " + OPENSSL_TIMEOUT_SECONDS + " s: "
-                        + String.join(" ", command));
+                throw new IllegalStateException(
+                        "openssl did not finish in " + OPENSSL_TIMEOUT_SECONDS + " s: " + String.join(" ", command));
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -110,8 +158,8 @@ public final class TestCertificates implements AutoCloseable {
             throw new IllegalStateException("interrupted while making test certificates", e);
         }
         if (p.exitValue() != 0) {
-            throw new IllegalStateException("openssl failed (exit " + p.exitValue() + "): " + String.join(" ", command)
-                    + "\n" + output);
+            throw new IllegalStateException(
+                    "openssl failed (exit " + p.exitValue() + "): " + String.join(" ", command) + "\n" + output);
         }
     }
 
@@ -155,14 +203,18 @@ public final class TestCertificates implements AutoCloseable {
         try {
             KeyStore trust = KeyStore.getInstance("PKCS12");
             trust.load(null, null);
-            trust.setCertificateEntry("latchkey-test-ca", readCertificates(caCertificate()).get(0));
+            trust.setCertificateEntry(
+                    "latchkey-test-ca", readCertificates(caCertificate()).get(0));
             TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             tmf.init(trust);
             KeyManagerFactory kmf = null;
             if (withClientCertificate) {
                 KeyStore keys = KeyStore.getInstance("PKCS12");
                 keys.load(null, null);
-                keys.setKeyEntry("client", readPrivateKey(clientKey()), KEYSTORE_PASSWORD,
+                keys.setKeyEntry(
+                        "client",
+                        readPrivateKey(clientKey()),
+                        KEYSTORE_PASSWORD,
                         readCertificates(clientCertificate()).toArray(Certificate[]::new));
                 kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
                 kmf.init(keys, KEYSTORE_PASSWORD);
@@ -188,9 +240,10 @@ public final class TestCertificates implements AutoCloseable {
         if (begin < 0 || end < 0) {
             throw new GeneralSecurityException(pem + " is not an unencrypted PKCS#8 PEM key");
         }
-        String base64 = text.substring(begin + "-----BEGIN PRIVATE KEY-----".length(), end).replaceAll("\\s", "");
-        return KeyFactory.getInstance("RSA").generatePrivate(new PKCS8EncodedKeySpec(Base64.getMimeDecoder()
-                .decode(base64)));
+        String base64 = text.substring(begin + "-----BEGIN PRIVATE KEY-----".length(), end)
+                .replaceAll("\\s", "");
+        return KeyFactory.getInstance("RSA")
+                .generatePrivate(new PKCS8EncodedKeySpec(Base64.getMimeDecoder().decode(base64)));
     }
 
     /** Deletes the directory and its files; never throws. */

@@ -40,7 +40,8 @@ class FixtureBuildingBlocksTest {
             }
         }
         assertThat(FreePorts.find()).isNotIn(ports); // recently given ports are not handed out again
-        assertThatThrownBy(() -> FreePorts.find(0)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> FreePorts.find(0))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("between 1 and " + FreePorts.MAX_PORTS_PER_CALL);
     }
 
@@ -56,7 +57,8 @@ class FixtureBuildingBlocksTest {
         assertThat(binaries.locate("latchkey-tool")).hasValue(tool);
         assertThat(binaries.locate("latchkey-data")).isEmpty();
         assertThat(binaries.locate("latchkey-no-such-tool")).isEmpty();
-        assertThat(binaries.searchedDirectories()).startsWith(Path.of("/nonexistent"), directory)
+        assertThat(binaries.searchedDirectories())
+                .startsWith(Path.of("/nonexistent"), directory)
                 .contains(Path.of("/usr/sbin"), Path.of("/usr/share/zookeeper/bin"));
         assertThat(Binaries.find("sh")).isPresent();
         assertThatThrownBy(() -> binaries.locate("/bin/sh")).isInstanceOf(IllegalArgumentException.class);
@@ -85,12 +87,15 @@ class FixtureBuildingBlocksTest {
         assertThat(zk.uri()).isEmpty();
         assertThat(Endpoint.parseHostPort("[::1]:2379").hostAndPort()).isEqualTo("[::1]:2379");
 
-        assertThatThrownBy(() -> Endpoint.parseUri("redis://127.0.0.1")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Endpoint.parseUri("redis://127.0.0.1"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("explicit port");
         assertThatThrownBy(() -> Endpoint.parseHostPort("localhost:99999"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 65535");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("between 1 and 65535");
         assertThatThrownBy(() -> Endpoint.of("127.0.0.1", List.of(), null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one port");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at least one port");
     }
 
     @Test

@@ -40,8 +40,12 @@ class RecipeBuildingBlocksTest {
     void aSetupCommandThatFailsIsOneLineWithItsLastOutput() {
         List<Process> started = new ArrayList<>();
 
-        assertThatThrownBy(() -> SetupCommand.run("initdb", List.of("sh", "-c", "echo starting; echo 'bad locale'; exit 3"),
-                temp.resolve("setup.log"), Duration.ofSeconds(10), started::add))
+        assertThatThrownBy(() -> SetupCommand.run(
+                        "initdb",
+                        List.of("sh", "-c", "echo starting; echo 'bad locale'; exit 3"),
+                        temp.resolve("setup.log"),
+                        Duration.ofSeconds(10),
+                        started::add))
                 .isInstanceOf(IOException.class)
                 .hasMessage("initdb failed with exit code 3: bad locale");
         assertThat(started).hasSize(1);
@@ -51,27 +55,37 @@ class RecipeBuildingBlocksTest {
     void aSetupCommandThatHangsIsKilledAtItsTimeout() {
         List<Process> started = new ArrayList<>();
 
-        assertThatThrownBy(() -> SetupCommand.run("slow", List.of("sleep", "30"), temp.resolve("slow.log"),
-                Duration.ofMillis(300), started::add))
-                .isInstanceOf(IOException.class).hasMessageContaining("slow did not finish within");
+        assertThatThrownBy(() -> SetupCommand.run(
+                        "slow", List.of("sleep", "30"), temp.resolve("slow.log"), Duration.ofMillis(300), started::add))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("slow did not finish within");
         assertThat(started.get(0).isAlive()).isFalse();
     }
 
     @Test
     void etcdMembersKnowEachOtherAndServeTlsWhenAsked() {
-        List<ServerProcessBuilder> members = EtcdServer.members(Path.of("/usr/bin/etcd"), temp, List.of(1, 2, 3, 4, 5, 6),
+        List<ServerProcessBuilder> members = EtcdServer.members(
+                Path.of("/usr/bin/etcd"),
+                temp,
+                List.of(1, 2, 3, 4, 5, 6),
                 new EtcdServer.Tls(temp.resolve("server.pem"), temp.resolve("server.key"), temp.resolve("ca.pem")),
                 List.of("--auth-token-ttl", "1"));
 
         assertThat(members).hasSize(3);
         List<String> second = members.get(1).command;
-        assertThat(second).containsSequence("--name", "m1")
+        assertThat(second)
+                .containsSequence("--name", "m1")
                 .containsSequence("--listen-client-urls", "https://127.0.0.1:3")
-                .containsSequence("--initial-cluster", "m0=http://127.0.0.1:2,m1=http://127.0.0.1:4,m2=http://127.0.0.1:6")
-                .containsSequence("--client-cert-auth", "--trusted-ca-file", temp.resolve("ca.pem").toString())
+                .containsSequence(
+                        "--initial-cluster", "m0=http://127.0.0.1:2,m1=http://127.0.0.1:4,m2=http://127.0.0.1:6")
+                .containsSequence(
+                        "--client-cert-auth",
+                        "--trusted-ca-file",
+                        temp.resolve("ca.pem").toString())
                 .endsWith("--auth-token-ttl", "1");
         assertThat(members.get(1).deleteOnClose).containsExactly(temp.resolve("m1"));
         assertThatThrownBy(() -> EtcdServer.members(Path.of("etcd"), temp, List.of(1), null, List.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("two ports each");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("two ports each");
     }
 }

@@ -77,17 +77,21 @@ class ServerFixtureTest {
         assertThat(acquired.endpoint().uri()).hasValue("fake://127.0.0.1:7777/db");
         assertThat(acquired.description()).contains(URI_VARIABLE);
         assertThat(acquired.canInjectFaults()).isFalse();
-        assertThatThrownBy(acquired::requireFaultInjection).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("fault injection").hasMessageContaining(URI_VARIABLE);
+        assertThatThrownBy(acquired::requireFaultInjection)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("fault injection")
+                .hasMessageContaining(URI_VARIABLE);
     }
 
     @Test
     void anUnparsableEndpointVariableFailsInsteadOfFallingBack() {
         environment.put(URI_VARIABLE, "not a uri");
 
-        assertThatThrownBy(() -> fixture().fromEnv(URI_VARIABLE, Endpoint::parseUri).acquire())
+        assertThatThrownBy(() ->
+                        fixture().fromEnv(URI_VARIABLE, Endpoint::parseUri).acquire())
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(URI_VARIABLE).hasMessageContaining("not a uri");
+                .hasMessageContaining(URI_VARIABLE)
+                .hasMessageContaining("not a uri");
     }
 
     @Test
@@ -185,7 +189,8 @@ class ServerFixtureTest {
         environment.put("PATH", "/bin:/usr/bin");
         ServerFixture fixture = fixture().fromPath("sh", exitingServer());
 
-        assertThatThrownBy(fixture::acquire).isInstanceOf(ServerUnavailableException.class)
+        assertThatThrownBy(fixture::acquire)
+                .isInstanceOf(ServerUnavailableException.class)
                 .hasMessageContaining("binary sh: found at ")
                 .hasMessageContaining("did not start")
                 .hasMessageContaining("exited with code 7")
@@ -201,12 +206,16 @@ class ServerFixtureTest {
         };
         ServerLauncher embedded = () -> RunningServer.external(Endpoint.of("127.0.0.1", 6000));
 
-        try (RunningServer withoutDocker = fixture().fromTestcontainers(container).embedded(embedded).acquire()) {
+        try (RunningServer withoutDocker =
+                fixture().fromTestcontainers(container).embedded(embedded).acquire()) {
             assertThat(withoutDocker.origin()).isEqualTo(ServerOrigin.EMBEDDED);
             assertThat(containersStarted).hasValue(0);
         }
-        try (RunningServer withDocker = fixture().withDockerProbe(() -> DOCKER)
-                .fromTestcontainers(container).embedded(embedded).acquire()) {
+        try (RunningServer withDocker = fixture()
+                .withDockerProbe(() -> DOCKER)
+                .fromTestcontainers(container)
+                .embedded(embedded)
+                .acquire()) {
             assertThat(withDocker.origin()).isEqualTo(ServerOrigin.TESTCONTAINERS);
             assertThat(withDocker.endpoint().port()).isEqualTo(5000);
             assertThat(containersStarted).hasValue(1);
@@ -219,7 +228,8 @@ class ServerFixtureTest {
             throw new NoClassDefFoundError("org/apache/curator/test/TestingServer");
         });
 
-        assertThatThrownBy(fixture::acquire).isInstanceOf(ServerUnavailableException.class)
+        assertThatThrownBy(fixture::acquire)
+                .isInstanceOf(ServerUnavailableException.class)
                 .hasMessageContaining("embedded server: classes it needs are not on the classpath")
                 .hasMessageContaining("TestingServer");
     }
@@ -230,9 +240,11 @@ class ServerFixtureTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("binary on PATH cannot come after embedded server");
         assertThatThrownBy(() -> fixture().acquire())
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("declares no options");
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("declares no options");
         assertThatThrownBy(() -> fixture().fromPath("bin/redis", mustNotLaunch()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bare file name");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("bare file name");
     }
 
     @Test

@@ -75,13 +75,18 @@ class ServerProcessTest {
     @Test
     void startFailureReportsTheExitCodeCommandAndLogTail() {
         int port = FreePorts.find();
-        ServerProcess server = script("echo starting up; echo 'FATAL: config is broken' >&2; exit 3",
-                ReadinessCheck.tcpPortOpen(port));
+        ServerProcess server = script(
+                "echo starting up; echo 'FATAL: config is broken' >&2; exit 3", ReadinessCheck.tcpPortOpen(port));
 
         assertThatThrownBy(server::start).isInstanceOfSatisfying(ServerStartException.class, e -> {
             assertThat(e.exitCode()).hasValue(3);
-            assertThat(e.getMessage()).contains("exited with code 3", "sh -c", "starting up",
-                    "FATAL: config is broken", "TCP 127.0.0.1:" + port + " accepts connections");
+            assertThat(e.getMessage())
+                    .contains(
+                            "exited with code 3",
+                            "sh -c",
+                            "starting up",
+                            "FATAL: config is broken",
+                            "TCP 127.0.0.1:" + port + " accepts connections");
             assertThat(e.logTail()).contains("starting up", "FATAL: config is broken");
             assertThat(e.elapsed()).isLessThan(Duration.ofSeconds(10));
         });
@@ -100,8 +105,13 @@ class ServerProcessTest {
         assertThatThrownBy(server::start).isInstanceOfSatisfying(ServerStartException.class, e -> {
             assertThat(e.exitCode()).isEmpty();
             assertThat(e.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
-            assertThat(e.getMessage()).contains("was not ready after", "startup timeout 1.00 s",
-                    "still running and has been killed", "still booting", "Connection refused");
+            assertThat(e.getMessage())
+                    .contains(
+                            "was not ready after",
+                            "startup timeout 1.00 s",
+                            "still running and has been killed",
+                            "still booting",
+                            "Connection refused");
         });
         assertThat(isRunning(server.pid())).isFalse();
     }
@@ -131,8 +141,11 @@ class ServerProcessTest {
         // between the look at the process tree and the parent's SIGSTOP must not escape the freeze
         int port = FreePorts.find();
         ServerProcess server = track(httpServer(port)
-                .command("sh", "-c", "(while :; do sleep 2 & sleep 0.005; done) & exec " + TestServers.PYTHON
-                        + " -m http.server " + port + " --bind 127.0.0.1")
+                .command(
+                        "sh",
+                        "-c",
+                        "(while :; do sleep 2 & sleep 0.005; done) & exec " + TestServers.PYTHON + " -m http.server "
+                                + port + " --bind 127.0.0.1")
                 .build());
         server.start();
         await().atMost(RECOVERY).until(() -> server.processTree().size() > 10);
@@ -143,13 +156,17 @@ class ServerProcessTest {
             // for its stopped parent to reap it (a zombie cannot be stopped, nor run, nor fork). The bound is
             // generous because listing a tree of hundreds of processes is slow on a loaded machine.
             try {
-                await().during(java.time.Duration.ofMillis(300)).atMost(java.time.Duration.ofSeconds(10)).until(() -> {
-                    List<ProcessHandle> now = server.processTree();
-                    return now.size() == frozen.size() && now.stream().allMatch(ServerProcessTest::frozen);
-                });
+                await().during(java.time.Duration.ofMillis(300))
+                        .atMost(java.time.Duration.ofSeconds(10))
+                        .until(() -> {
+                            List<ProcessHandle> now = server.processTree();
+                            return now.size() == frozen.size() && now.stream().allMatch(ServerProcessTest::frozen);
+                        });
             } catch (org.awaitility.core.ConditionTimeoutException e) {
-                throw new AssertionError("the tree did not stay frozen after pause " + (i + 1) + ": " + frozen.size()
-                        + " processes then, now " + describe(server.processTree()), e);
+                throw new AssertionError(
+                        "the tree did not stay frozen after pause " + (i + 1) + ": " + frozen.size()
+                                + " processes then, now " + describe(server.processTree()),
+                        e);
             }
             server.resume();
         }
@@ -165,7 +182,10 @@ class ServerProcessTest {
         StringBuilder sb = new StringBuilder();
         for (ProcessHandle p : processes) {
             if (!frozen(p)) {
-                sb.append(p.pid()).append(':').append(ProcessTree.state(p.pid())).append(' ');
+                sb.append(p.pid())
+                        .append(':')
+                        .append(ProcessTree.state(p.pid()))
+                        .append(' ');
             }
         }
         return processes.size() + " processes, not frozen: [" + sb.toString().trim() + "]";
@@ -203,9 +223,12 @@ class ServerProcessTest {
         server.start();
 
         Optional<ProcessHandle> python = server.processTree().stream()
-                .filter(p -> p.info().command().orElse("").contains("python")).findFirst();
+                .filter(p -> p.info().command().orElse("").contains("python"))
+                .findFirst();
         assertThat(python).isPresent();
-        assertThat(Files.getOwner(Path.of("/proc", Long.toString(python.get().pid()))).getName()).isEqualTo("nobody");
+        assertThat(Files.getOwner(Path.of("/proc", Long.toString(python.get().pid())))
+                        .getName())
+                .isEqualTo("nobody");
         assertThat(server.pid()).isNotEqualTo(python.get().pid()); // the wrapper is the direct child
 
         server.pause();
@@ -236,8 +259,9 @@ class ServerProcessTest {
 
     @Test
     void stopLetsTheServerShutDownOnSigterm() {
-        ServerProcess server = script("trap 'echo got SIGTERM; exit 0' TERM; echo ready; "
-                + "while true; do sleep 0.2; done", ReadinessCheck.logLineMatches("^ready$"));
+        ServerProcess server = script(
+                "trap 'echo got SIGTERM; exit 0' TERM; echo ready; " + "while true; do sleep 0.2; done",
+                ReadinessCheck.logLineMatches("^ready$"));
         server.start();
 
         server.stop();
@@ -251,8 +275,11 @@ class ServerProcessTest {
         // a server that shuts down on SIGINT only (as PostgreSQL's fast shutdown) and ignores SIGTERM: stopped by
         // its stop signal, long before a 20 s stop timeout would kill it
         ServerProcess server = track(ServerProcess.builder()
-                .command("sh", "-c", "trap 'echo got SIGINT; exit 0' INT; trap '' TERM; echo ready; "
-                        + "while true; do sleep 0.2; done")
+                .command(
+                        "sh",
+                        "-c",
+                        "trap 'echo got SIGINT; exit 0' INT; trap '' TERM; echo ready; "
+                                + "while true; do sleep 0.2; done")
                 .readiness(ReadinessCheck.logLineMatches("^ready$"))
                 .stopSignal("INT")
                 .stopTimeout(Duration.ofSeconds(20))
@@ -266,7 +293,8 @@ class ServerProcessTest {
         assertThat(server.isAlive()).isFalse();
         assertThat(server.logTail()).contains("got SIGINT");
         assertThatThrownBy(() -> ServerProcess.builder().stopSignal("KILL"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TERM, INT, QUIT or HUP");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("TERM, INT, QUIT or HUP");
     }
 
     @Test
@@ -319,7 +347,8 @@ class ServerProcessTest {
 
     @Test
     void closeKillsTheWholeProcessTreeAndDeletesTheLog() {
-        ServerProcess server = script("sleep 300 & sleep 300 & echo children started; wait",
+        ServerProcess server = script(
+                "sleep 300 & sleep 300 & echo children started; wait",
                 ReadinessCheck.logLineMatches("children started"));
         server.start();
         List<Long> pids = pids(server);
@@ -330,7 +359,9 @@ class ServerProcessTest {
 
         assertThat(noneRunning(pids)).as("all of %s gone", pids).isTrue();
         assertThat(logDirectory).doesNotExist();
-        assertThatThrownBy(server::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThatThrownBy(server::start)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
     }
 
     @Test
@@ -365,8 +396,11 @@ class ServerProcessTest {
     @Test
     void theLogTailKeepsTheLastLinesWhileTheFileKeepsEverything() throws IOException {
         ServerProcess server = track(ServerProcess.builder()
-                .command("sh", "-c", "i=1; while [ $i -le 500 ]; do echo \"line $i\"; i=$((i+1)); done; "
-                        + "echo ready; exec sleep 60")
+                .command(
+                        "sh",
+                        "-c",
+                        "i=1; while [ $i -le 500 ]; do echo \"line $i\"; i=$((i+1)); done; "
+                                + "echo ready; exec sleep 60")
                 .readiness(ReadinessCheck.logLineMatches("^ready$"))
                 .logTailLines(50)
                 .build());
@@ -381,8 +415,12 @@ class ServerProcessTest {
     void controlOperationsNeedARunningServer() {
         ServerProcess server = track(httpServer(FreePorts.find()).build());
 
-        assertThatThrownBy(server::pause).isInstanceOf(IllegalStateException.class).hasMessageContaining("not running");
-        assertThatThrownBy(server::pid).isInstanceOf(IllegalStateException.class).hasMessageContaining("never started");
+        assertThatThrownBy(server::pause)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not running");
+        assertThatThrownBy(server::pid)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("never started");
         server.resume(); // nothing to thaw: no effect
         server.stop();
         server.kill();
@@ -392,18 +430,25 @@ class ServerProcessTest {
     @Test
     void theBuilderRejectsBadArgumentsSayingWhatIsAllowed() {
         assertThatThrownBy(() -> ServerProcess.builder().command(List.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must start with an executable");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must start with an executable");
         assertThatThrownBy(() -> ServerProcess.builder().command("true").build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("readiness check is required");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("readiness check is required");
         assertThatThrownBy(() -> ServerProcess.builder().startupTimeout(Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("positive duration");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("positive duration");
         assertThatThrownBy(() -> ServerProcess.builder().logTailLines(0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 10000");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("between 1 and 10000");
         assertThatThrownBy(() -> ServerProcess.builder().runAsUser("no body"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("user name");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("user name");
         assertThatThrownBy(() -> ServerProcess.builder().workingDirectory(Path.of("/no/such/dir")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("existing directory");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("existing directory");
         assertThatThrownBy(() -> ReadinessCheck.logLineMatches("(unclosed"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("regular expression");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("regular expression");
     }
 }

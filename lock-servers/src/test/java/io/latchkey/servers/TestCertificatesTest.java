@@ -24,9 +24,12 @@ class TestCertificatesTest {
 
             server.verify(ca.getPublicKey());
             client.verify(ca.getPublicKey());
-            List<String> names = server.getSubjectAlternativeNames().stream().map(san -> String.valueOf(san.get(1))).toList();
+            List<String> names = server.getSubjectAlternativeNames().stream()
+                    .map(san -> String.valueOf(san.get(1)))
+                    .toList();
             assertThat(names).contains("localhost", "127.0.0.1");
-            assertThat(client.getSubjectX500Principal().getName()).isEqualTo("CN=" + TestCertificates.CLIENT_COMMON_NAME);
+            assertThat(client.getSubjectX500Principal().getName())
+                    .isEqualTo("CN=" + TestCertificates.CLIENT_COMMON_NAME);
             assertThat(Files.readString(certs.serverKey())).startsWith("-----BEGIN PRIVATE KEY-----");
             assertThat(certs.sslContext(true).getProtocol()).isEqualTo("TLS");
             assertThat(certs.sslContext(false).getSocketFactory()).isNotNull();

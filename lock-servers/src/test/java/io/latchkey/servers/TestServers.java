@@ -18,8 +18,7 @@ final class TestServers {
     /** The system interpreter rather than a pyenv shim, so that other users can run it too. */
     static final String PYTHON = Files.isExecutable(Path.of("/usr/bin/python3")) ? "/usr/bin/python3" : "python3";
 
-    private TestServers() {
-    }
+    private TestServers() {}
 
     /** {@code python3 -m http.server PORT} on loopback, serving /tmp, unbuffered so its log lines arrive at once. */
     static ServerProcessBuilder httpServer(int port) {
@@ -46,8 +45,8 @@ final class TestServers {
             OutputStream out = socket.getOutputStream();
             out.write("HEAD / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            BufferedReader in = new BufferedReader(
-                    new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+            BufferedReader in =
+                    new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
             String status = in.readLine();
             if (status == null) {
                 throw new IOException("connection closed without a status line");

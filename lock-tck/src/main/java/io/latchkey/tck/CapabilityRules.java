@@ -38,20 +38,24 @@ public interface CapabilityRules extends TckRules {
         LockHandle h = Tck.mustAcquire(holder.lock(name));
         List<Integer> order = new CopyOnWriteArrayList<>();
         List<CompletableFuture<Void>> done = new CopyOnWriteArrayList<>();
-        LockOptions slowPolling = LockOptions.builder().retry(RetryStrategy.fixed(Duration.ofSeconds(30))).build();
+        LockOptions slowPolling = LockOptions.builder()
+                .retry(RetryStrategy.fixed(Duration.ofSeconds(30)))
+                .build();
         for (int i = 0; i < 4; i++) {
             LockClient client = tck().newClient();
             int index = i;
             CompletableFuture<Void> f = new CompletableFuture<>();
             done.add(f);
-            Thread t = new Thread(() -> {
-                try (LockHandle mine = client.lock(name, slowPolling).acquire(Duration.ofSeconds(60))) {
-                    order.add(index);
-                    f.complete(null);
-                } catch (Throwable e) {
-                    f.completeExceptionally(e);
-                }
-            }, "tck-fair-" + i);
+            Thread t = new Thread(
+                    () -> {
+                        try (LockHandle mine = client.lock(name, slowPolling).acquire(Duration.ofSeconds(60))) {
+                            order.add(index);
+                            f.complete(null);
+                        } catch (Throwable e) {
+                            f.completeExceptionally(e);
+                        }
+                    },
+                    "tck-fair-" + i);
             t.start();
             Tck.awaitParked(t, Duration.ofSeconds(10));
         }
@@ -70,16 +74,21 @@ public interface CapabilityRules extends TckRules {
         LockClient a = tck().newClient();
         LockClient b = tck().newClient();
         String name = tck().name("notify");
-        LockHandle h = Tck.mustAcquire(a.lock(name, LockOptions.builder().lease(Duration.ofSeconds(60)).build()));
+        LockHandle h = Tck.mustAcquire(
+                a.lock(name, LockOptions.builder().lease(Duration.ofSeconds(60)).build()));
         CompletableFuture<LockHandle> got = new CompletableFuture<>();
-        LockOptions slowPolling = LockOptions.builder().retry(RetryStrategy.fixed(Duration.ofSeconds(60))).build();
-        Thread waiter = new Thread(() -> {
-            try {
-                got.complete(b.lock(name, slowPolling).acquire(Duration.ofSeconds(90)));
-            } catch (Throwable e) {
-                got.completeExceptionally(e);
-            }
-        }, "tck-notified-waiter");
+        LockOptions slowPolling = LockOptions.builder()
+                .retry(RetryStrategy.fixed(Duration.ofSeconds(60)))
+                .build();
+        Thread waiter = new Thread(
+                () -> {
+                    try {
+                        got.complete(b.lock(name, slowPolling).acquire(Duration.ofSeconds(90)));
+                    } catch (Throwable e) {
+                        got.completeExceptionally(e);
+                    }
+                },
+                "tck-notified-waiter");
         waiter.start();
         Tck.awaitParked(waiter, Duration.ofSeconds(10));
         long released = System.nanoTime();
@@ -87,8 +96,10 @@ public interface CapabilityRules extends TckRules {
         LockHandle mine = got.get(75, TimeUnit.SECONDS);
         long took = System.nanoTime() - released;
         mine.close();
-        assertTrue(took <= tck().settings().wakeUp().toNanos(), () -> "the waiter was woken " + Tck.millis(took)
-                + " ms after the release: the store's notification did not reach it (poll interval 60 s)");
+        assertTrue(
+                took <= tck().settings().wakeUp().toNanos(),
+                () -> "the waiter was woken " + Tck.millis(took)
+                        + " ms after the release: the store's notification did not reach it (poll interval 60 s)");
     }
 
     @Test
@@ -105,7 +116,8 @@ public interface CapabilityRules extends TckRules {
             tck().faults().killSession(backend);
             LockLoss loss = Tck.awaitLoss(h, Duration.ofSeconds(60), "its session was killed");
             assertEquals(LockLoss.Reason.SESSION_LOST, loss.reason(), () -> "loss was " + loss);
-            Tck.mustAcquire(b.lock(name), tck().settings().slack().plusSeconds(30)).close();
+            Tck.mustAcquire(b.lock(name), tck().settings().slack().plusSeconds(30))
+                    .close();
         } finally {
             a.close();
         }
@@ -118,7 +130,8 @@ public interface CapabilityRules extends TckRules {
         requireCapability(Capability.SURVIVES_SERVER_RESTART);
         LockClient a = tck().newClient();
         String name = tck().name("restart");
-        try (LockHandle h = Tck.mustAcquire(a.lock(name, LockOptions.builder().lease(Duration.ofSeconds(60)).build()))) {
+        try (LockHandle h = Tck.mustAcquire(
+                a.lock(name, LockOptions.builder().lease(Duration.ofSeconds(60)).build()))) {
             tck().faults().restartServer();
             LockClient b = tck().newClient();
             Optional<LockInfo> info = b.inspect(name);

@@ -24,7 +24,8 @@ final class CrashableBackend implements LockBackend {
     private final LockBackend delegate;
     private volatile boolean crashed;
     // acquisition calls made through this client that the store answered, or that are waiting in the store
-    private final java.util.concurrent.atomic.AtomicInteger answeredOrWaiting = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger answeredOrWaiting =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     CrashableBackend(LockBackend delegate) {
         this.delegate = delegate;
@@ -46,13 +47,25 @@ final class CrashableBackend implements LockBackend {
         }
     }
 
-    @Override public String description() { return delegate.description(); }
+    @Override
+    public String description() {
+        return delegate.description();
+    }
 
-    @Override public Set<Capability> capabilities() { return delegate.capabilities(); }
+    @Override
+    public Set<Capability> capabilities() {
+        return delegate.capabilities();
+    }
 
-    @Override public TimeSource timeSource() { return delegate.timeSource(); }
+    @Override
+    public TimeSource timeSource() {
+        return delegate.timeSource();
+    }
 
-    @Override public void bind(GrantLossSink sink) { delegate.bind(sink); }
+    @Override
+    public void bind(GrantLossSink sink) {
+        delegate.bind(sink);
+    }
 
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {

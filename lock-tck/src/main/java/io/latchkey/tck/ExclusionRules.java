@@ -30,14 +30,17 @@ public interface ExclusionRules extends TckRules {
         LockClient b = tck().newClient();
         String name = tck().name("held");
         try (LockHandle h = Tck.mustAcquire(a.lock(name))) {
-            assertTrue(b.lock(name).tryAcquire().isEmpty(), "client B acquired '" + name + "' while A held it (token " + h.fencingToken() + ")");
+            assertTrue(
+                    b.lock(name).tryAcquire().isEmpty(),
+                    "client B acquired '" + name + "' while A held it (token " + h.fencingToken() + ")");
         }
         Tck.mustAcquire(b.lock(name)).close();
     }
 
     @Test
     @Tag("exclusion")
-    @DisplayName("§4.1 exclusion: 16 threads on 8 clients x 500 acquisitions never overlap, lose no update and never lose a grant")
+    @DisplayName(
+            "§4.1 exclusion: 16 threads on 8 clients x 500 acquisitions never overlap, lose no update and never lose a grant")
     default void exclusion_noOverlapAndNoLostUpdateUnderConcurrency() throws Exception {
         TckSettings s = tck().settings();
         String name = tck().name("contended");
@@ -45,7 +48,8 @@ public interface ExclusionRules extends TckRules {
         for (int i = 0; i < s.exclusionClients(); i++) {
             clients.add(tck().newClient());
         }
-        LockOptions options = Tck.fastRetry(LockOptions.builder().lease(Duration.ofSeconds(30)).build());
+        LockOptions options = Tck.fastRetry(
+                LockOptions.builder().lease(Duration.ofSeconds(30)).build());
         OverlapDetector detector = new OverlapDetector();
         LostUpdateRegister register = new LostUpdateRegister();
         LockHistory history = tck().history();
@@ -83,9 +87,18 @@ public interface ExclusionRules extends TckRules {
             pool.shutdownNow();
         }
         long expected = (long) s.exclusionThreads() * s.exclusionRounds();
-        assertEquals(0, replaced.get(), () -> replaced.get() + " releases found their valid grant replaced by another owner's");
-        assertEquals(0, detector.overlaps(), () -> "holders overlapped " + detector.overlaps() + " times; first: " + detector.firstOverlap());
-        assertEquals(expected, register.value(), "lost updates: the register shows " + register.value() + " of " + expected + " increments");
+        assertEquals(
+                0,
+                replaced.get(),
+                () -> replaced.get() + " releases found their valid grant replaced by another owner's");
+        assertEquals(
+                0,
+                detector.overlaps(),
+                () -> "holders overlapped " + detector.overlaps() + " times; first: " + detector.firstOverlap());
+        assertEquals(
+                expected,
+                register.value(),
+                "lost updates: the register shows " + register.value() + " of " + expected + " increments");
         assertEquals(List.of(), history.violations(), "the lock history has violations");
     }
 
@@ -96,7 +109,7 @@ public interface ExclusionRules extends TckRules {
         LockClient a = tck().newClient();
         LockClient b = tck().newClient();
         try (LockHandle x = Tck.mustAcquire(a.lock(tck().name("x")));
-             LockHandle y = Tck.mustAcquire(b.lock(tck().name("y")))) {
+                LockHandle y = Tck.mustAcquire(b.lock(tck().name("y")))) {
             assertTrue(x.isValid() && y.isValid());
         }
     }

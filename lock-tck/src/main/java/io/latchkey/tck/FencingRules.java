@@ -40,10 +40,12 @@ public interface FencingRules extends TckRules {
         LockClient b = tck().newClient();
         String name = tck().name("expiring");
         LockHandle first = Tck.mustAcquire(a.lock(name, Tck.expiring(tck())));
-        LockLoss loss = Tck.awaitLoss(first, tck().settings().shortLease().plus(tck().settings().slack()), "its unrenewed lease ran out");
+        LockLoss loss = Tck.awaitLoss(
+                first, tck().settings().shortLease().plus(tck().settings().slack()), "its unrenewed lease ran out");
         assertEquals(LockLoss.Reason.EXPIRED, loss.reason());
         try (LockHandle second = Tck.mustAcquire(b.lock(name), tck().settings().slack())) {
-            assertTrue(second.fencingToken() > first.fencingToken(),
+            assertTrue(
+                    second.fencingToken() > first.fencingToken(),
                     () -> "token " + second.fencingToken() + " after expired token " + first.fencingToken());
         }
     }

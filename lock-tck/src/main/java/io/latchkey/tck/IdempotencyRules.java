@@ -26,15 +26,21 @@ public interface IdempotencyRules extends TckRules {
         LockBackend retry = tck().newBackend();
         LockBackend other = tck().newBackend();
         String name = tck().name("retry");
-        AcquireRequest request = new AcquireRequest(name, "tck-owner-retry", Duration.ofSeconds(30), Fairness.PREFERRED);
+        AcquireRequest request =
+                new AcquireRequest(name, "tck-owner-retry", Duration.ofSeconds(30), Fairness.PREFERRED);
         AcquireResult r1 = first.tryAcquire(request);
         assertInstanceOf(Grant.class, r1, "the first attempt on a free lock was not granted");
         AcquireResult r2 = retry.tryAcquire(request);
-        assertInstanceOf(Grant.class, r2, "a retry with the same owner id was refused: a lost reply would leak the grant");
+        assertInstanceOf(
+                Grant.class, r2, "a retry with the same owner id was refused: a lost reply would leak the grant");
         assertEquals(((Grant) r1).fencingToken(), ((Grant) r2).fencingToken(), "the retry made a second grant");
-        AcquireResult r3 = other.tryAcquire(new AcquireRequest(name, "tck-owner-other", Duration.ofSeconds(30), Fairness.PREFERRED));
+        AcquireResult r3 = other.tryAcquire(
+                new AcquireRequest(name, "tck-owner-other", Duration.ofSeconds(30), Fairness.PREFERRED));
         assertFalse(r3 instanceof Grant, "another owner acquired a held lock");
         assertTrue(retry.release((Grant) r2), "the retried grant could not be released");
-        assertInstanceOf(Grant.class, other.tryAcquire(new AcquireRequest(name, "tck-owner-other", Duration.ofSeconds(30), Fairness.PREFERRED)));
+        assertInstanceOf(
+                Grant.class,
+                other.tryAcquire(
+                        new AcquireRequest(name, "tck-owner-other", Duration.ofSeconds(30), Fairness.PREFERRED)));
     }
 }

@@ -34,7 +34,9 @@ public interface InspectionRules extends TckRules {
         assertEquals(name, info.get().name());
         assertEquals(h.owner(), info.get().owner());
         assertEquals(h.fencingToken(), info.get().fencingToken());
-        info.get().expiresAt().ifPresent(at -> assertTrue(at.isAfter(Instant.now().minusSeconds(1)), "expiry in the past: " + at));
+        info.get()
+                .expiresAt()
+                .ifPresent(at -> assertTrue(at.isAfter(Instant.now().minusSeconds(1)), "expiry in the past: " + at));
         h.release();
         assertTrue(b.inspect(name).isEmpty(), "inspect() still shows a released lock");
     }
@@ -45,7 +47,7 @@ public interface InspectionRules extends TckRules {
     default void held_listsThisClientsHandles() {
         LockClient a = tck().newClient();
         try (LockHandle x = Tck.mustAcquire(a.lock(tck().name("h1")));
-             LockHandle y = Tck.mustAcquire(a.lock(tck().name("h2")))) {
+                LockHandle y = Tck.mustAcquire(a.lock(tck().name("h2")))) {
             Set<String> held = a.held().stream().map(LockHandle::name).collect(Collectors.toSet());
             assertEquals(Set.of(x.name(), y.name()), held);
         }
@@ -61,12 +63,17 @@ public interface InspectionRules extends TckRules {
         LockClient b = tck().newClient();
         String p = tck().name("p/");
         try (LockHandle x = Tck.mustAcquire(a.lock(p + "a"));
-             LockHandle y = Tck.mustAcquire(b.lock(p + "b"));
-             LockHandle z = Tck.mustAcquire(a.lock(tck().name("q/a")))) {
+                LockHandle y = Tck.mustAcquire(b.lock(p + "b"));
+                LockHandle z = Tck.mustAcquire(a.lock(tck().name("q/a")))) {
             List<LockInfo> listed = b.list(p);
-            assertEquals(Set.of(p + "a", p + "b"), listed.stream().map(LockInfo::name).collect(Collectors.toSet()),
+            assertEquals(
+                    Set.of(p + "a", p + "b"),
+                    listed.stream().map(LockInfo::name).collect(Collectors.toSet()),
                     "list(" + p + ") returned " + listed);
-            LockInfo ia = listed.stream().filter(i -> i.name().equals(p + "a")).findFirst().orElseThrow();
+            LockInfo ia = listed.stream()
+                    .filter(i -> i.name().equals(p + "a"))
+                    .findFirst()
+                    .orElseThrow();
             assertEquals(x.owner(), ia.owner());
             assertEquals(x.fencingToken(), ia.fencingToken());
             assertTrue(z.isValid() && y.isValid());

@@ -11,7 +11,6 @@ import io.latchkey.LockOptions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -31,11 +30,14 @@ public interface LeaseRules extends TckRules {
         long crashedAt = System.nanoTime();
         tck().crash(holder);
         Duration bound = lease.plus(tck().settings().slack());
-        LockHandle next = Tck.mustAcquire(waiter.lock(name, Tck.fastRetry(LockOptions.defaults())), bound.plus(Duration.ofSeconds(1)));
+        LockHandle next = Tck.mustAcquire(
+                waiter.lock(name, Tck.fastRetry(LockOptions.defaults())), bound.plus(Duration.ofSeconds(1)));
         long took = System.nanoTime() - crashedAt;
         next.close();
-        assertTrue(took <= bound.toNanos(), () -> "the crashed holder's grant (token " + h.fencingToken() + ") freed only after "
-                + Tck.millis(took) + " ms; lease " + lease + " + slack allows " + bound.toMillis() + " ms");
+        assertTrue(
+                took <= bound.toNanos(),
+                () -> "the crashed holder's grant (token " + h.fencingToken() + ") freed only after " + Tck.millis(took)
+                        + " ms; lease " + lease + " + slack allows " + bound.toMillis() + " ms");
     }
 
     @Test
@@ -69,7 +71,9 @@ public interface LeaseRules extends TckRules {
             assertTrue(h.renew(lease.multipliedBy(4)), "renew() of a held grant returned false");
             assertTrue(h.validUntil().isAfter(original), "validUntil did not move forward after renew()");
             Tck.await(lease.multipliedBy(3)).until(() -> Instant.now().isAfter(original.plusMillis(100)));
-            assertTrue(b.lock(name).tryAcquire().isEmpty(), "another client acquired after the original lease although it was renewed");
+            assertTrue(
+                    b.lock(name).tryAcquire().isEmpty(),
+                    "another client acquired after the original lease although it was renewed");
             assertTrue(h.isValid());
         }
     }
@@ -83,8 +87,10 @@ public interface LeaseRules extends TckRules {
         String name = tck().name("maxhold");
         Duration lease = tck().settings().shortLease();
         Duration maxHold = lease.multipliedBy(2);
-        LockHandle h = Tck.mustAcquire(a.lock(name, Tck.renewing(tck()).toBuilder().maxHold(maxHold).build()));
-        LockLoss loss = Tck.awaitLoss(h, maxHold.plus(tck().settings().slack()), "its max hold of " + maxHold + " ran out");
+        LockHandle h = Tck.mustAcquire(
+                a.lock(name, Tck.renewing(tck()).toBuilder().maxHold(maxHold).build()));
+        LockLoss loss =
+                Tck.awaitLoss(h, maxHold.plus(tck().settings().slack()), "its max hold of " + maxHold + " ran out");
         assertEquals(LockLoss.Reason.EXPIRED, loss.reason(), () -> "loss was " + loss);
         assertFalse(h.isValid());
         Tck.mustAcquire(b.lock(name), tck().settings().slack()).close();
@@ -97,11 +103,16 @@ public interface LeaseRules extends TckRules {
         LockClient a = tck().newClient();
         Duration lease = Duration.ofSeconds(30);
         Instant before = Instant.now();
-        try (LockHandle h = Tck.mustAcquire(a.lock(tck().name("validity"), LockOptions.builder().lease(lease).build()))) {
+        try (LockHandle h = Tck.mustAcquire(a.lock(
+                tck().name("validity"), LockOptions.builder().lease(lease).build()))) {
             Instant after = Instant.now();
-            assertTrue(h.remaining().compareTo(lease) <= 0, () -> "remaining " + h.remaining() + " exceeds the lease " + lease);
-            assertTrue(!h.validUntil().isAfter(after.plus(lease).plusMillis(5)),
-                    () -> "validUntil " + h.validUntil() + " is later than the lease allows (" + after.plus(lease) + ")");
+            assertTrue(
+                    h.remaining().compareTo(lease) <= 0,
+                    () -> "remaining " + h.remaining() + " exceeds the lease " + lease);
+            assertTrue(
+                    !h.validUntil().isAfter(after.plus(lease).plusMillis(5)),
+                    () -> "validUntil " + h.validUntil() + " is later than the lease allows (" + after.plus(lease)
+                            + ")");
             assertTrue(h.validUntil().isAfter(before), "validUntil is in the past for a fresh grant");
         }
     }

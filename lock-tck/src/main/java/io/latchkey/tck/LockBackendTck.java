@@ -24,8 +24,17 @@ import org.junit.jupiter.api.Timeout;
  * <p>The rule groups are the interfaces this class implements; each test's name says which rule it proves.
  */
 @Timeout(180)
-public abstract class LockBackendTck implements ExclusionRules, FencingRules, LeaseRules, OwnershipRules, LossRules,
-        WaitingRules, IdempotencyRules, InspectionRules, ValidationRules, CapabilityRules {
+public abstract class LockBackendTck
+        implements ExclusionRules,
+                FencingRules,
+                LeaseRules,
+                OwnershipRules,
+                LossRules,
+                WaitingRules,
+                IdempotencyRules,
+                InspectionRules,
+                ValidationRules,
+                CapabilityRules {
 
     private TckContext context;
 

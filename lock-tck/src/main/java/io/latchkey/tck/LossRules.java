@@ -68,11 +68,14 @@ public interface LossRules extends TckRules {
         CompletableFuture<Instant[]> seen = new CompletableFuture<>();
         h.onLost(loss -> seen.complete(new Instant[] {Instant.now(), h.validUntil()}));
         try (AutoCloseable outage = tck().faults().outage()) {
-            LockLoss loss = Tck.awaitLoss(h, Duration.ofMillis(timeout()), "the store was unreachable for longer than its lease");
-            assertTrue(loss.reason() == LockLoss.Reason.RENEWAL_FAILED || loss.reason() == LockLoss.Reason.SESSION_LOST,
+            LockLoss loss = Tck.awaitLoss(
+                    h, Duration.ofMillis(timeout()), "the store was unreachable for longer than its lease");
+            assertTrue(
+                    loss.reason() == LockLoss.Reason.RENEWAL_FAILED || loss.reason() == LockLoss.Reason.SESSION_LOST,
                     () -> "loss was " + loss);
             Instant[] at = seen.get(timeout(), TimeUnit.MILLISECONDS);
-            assertTrue(at[0].isBefore(at[1]), () -> "lost() completed at " + at[0] + ", not before validUntil " + at[1]);
+            assertTrue(
+                    at[0].isBefore(at[1]), () -> "lost() completed at " + at[0] + ", not before validUntil " + at[1]);
             assertFalse(h.isValid());
         }
     }
@@ -99,8 +102,9 @@ public interface LossRules extends TckRules {
         LockClient a = tck().newClient();
         CountDownLatch never = new CountDownLatch(1);
         boolean[] interrupted = new boolean[1];
-        LockLostException e = assertThrows(LockLostException.class, () -> a.lock(tck().name("exclusive"), Tck.expiring(tck()))
-                .runExclusive(Duration.ofSeconds(5), () -> {
+        LockLostException e = assertThrows(
+                LockLostException.class,
+                () -> a.lock(tck().name("exclusive"), Tck.expiring(tck())).runExclusive(Duration.ofSeconds(5), () -> {
                     try {
                         never.await(timeout(), TimeUnit.MILLISECONDS);
                     } catch (InterruptedException ie) {
@@ -113,6 +117,10 @@ public interface LossRules extends TckRules {
     }
 
     private long timeout() {
-        return tck().settings().shortLease().multipliedBy(2).plus(tck().settings().slack()).toMillis();
+        return tck().settings()
+                .shortLease()
+                .multipliedBy(2)
+                .plus(tck().settings().slack())
+                .toMillis();
     }
 }

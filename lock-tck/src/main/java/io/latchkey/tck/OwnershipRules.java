@@ -54,7 +54,9 @@ public interface OwnershipRules extends TckRules {
         assertFalse(a.release(stale), "release() of a stale grant returned true");
         assertFalse(a.renew(stale, Duration.ofSeconds(30)).held(), "renew() of a stale grant said it still held");
         AcquireResult third = c.tryAcquire(request(name, "owner-c", lease));
-        assertFalse(third instanceof Grant, "a third owner acquired: the stale release or renew removed the new owner's grant");
+        assertFalse(
+                third instanceof Grant,
+                "a third owner acquired: the stale release or renew removed the new owner's grant");
         Optional<LockInfo> info = c.inspect(name);
         assertTrue(info.isPresent(), "the new owner's grant vanished");
         assertEquals("owner-b", info.get().owner());
@@ -109,7 +111,8 @@ public interface OwnershipRules extends TckRules {
             try {
                 Assumptions.assumeTrue(tck().newBackend().forceRelease(name), "forced release found no grant");
             } catch (UnsupportedOperationException e) {
-                Assumptions.abort("a session-bound backend without forceRelease cannot end a grant while its session lives");
+                Assumptions.abort(
+                        "a session-bound backend without forceRelease cannot end a grant while its session lives");
             }
         }
         // lease stores: the grant expires by itself, which the caller waits for

@@ -14,17 +14,22 @@ import org.awaitility.core.ConditionFactory;
 
 /** Helpers shared by the rule groups. */
 final class Tck {
-    private Tck() {
-    }
+    private Tck() {}
 
     /** Awaitility with a fine poll interval, for conditions that should hold soon. */
     static ConditionFactory await(Duration atMost) {
-        return Awaitility.await().atMost(atMost).pollInterval(Duration.ofMillis(5)).pollDelay(Duration.ZERO);
+        return Awaitility.await()
+                .atMost(atMost)
+                .pollInterval(Duration.ofMillis(5))
+                .pollDelay(Duration.ZERO);
     }
 
     /** Options with the TCK's short lease and no renewal: a grant that expires by itself. */
     static LockOptions expiring(TckContext tck) {
-        return LockOptions.builder().lease(tck.settings().shortLease()).autoRenew(false).build();
+        return LockOptions.builder()
+                .lease(tck.settings().shortLease())
+                .autoRenew(false)
+                .build();
     }
 
     /** Options with the short lease, renewed automatically. */
@@ -34,7 +39,9 @@ final class Tck {
 
     /** Fast polling, so waiting tests measure the backend rather than the default backoff. */
     static LockOptions fastRetry(LockOptions base) {
-        return base.toBuilder().retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20))).build();
+        return base.toBuilder()
+                .retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20)))
+                .build();
     }
 
     static LockHandle mustAcquire(DistributedLock lock) {
@@ -74,8 +81,11 @@ final class Tck {
         for (int i = 0; i < Math.min(10, stack.length); i++) {
             String cls = stack[i].getClassName();
             String method = stack[i].getMethodName();
-            if (cls.startsWith("sun.nio.ch.") || cls.startsWith("java.net.Socket") || method.equals("read0")
-                    || method.equals("epollWait") || method.equals("poll")) {
+            if (cls.startsWith("sun.nio.ch.")
+                    || cls.startsWith("java.net.Socket")
+                    || method.equals("read0")
+                    || method.equals("epollWait")
+                    || method.equals("poll")) {
                 return true;
             }
         }
@@ -87,8 +97,8 @@ final class Tck {
         try {
             return h.lost().toCompletableFuture().get(within.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new AssertionError("the holder of '" + h.name() + "' (token " + h.fencingToken() + ") was not told of its loss within "
-                    + within.toMillis() + " ms although " + because);
+            throw new AssertionError("the holder of '" + h.name() + "' (token " + h.fencingToken()
+                    + ") was not told of its loss within " + within.toMillis() + " ms although " + because);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError("interrupted", e);

@@ -36,7 +36,8 @@ public final class TckContext implements AutoCloseable {
         this.factory = factory;
         this.settings = settings;
         this.faults = faults;
-        this.runId = "tck-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36) + "-" + testName;
+        this.runId =
+                "tck-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36) + "-" + testName;
     }
 
     /** A new client on the store, closed at the end of the test. */
@@ -108,7 +109,8 @@ public final class TckContext implements AutoCloseable {
             throw new IllegalArgumentException("not a client of this test: " + client);
         }
         org.awaitility.Awaitility.await("an acquisition through " + client + " asked the store")
-                .atMost(settings.slack().plusSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .atMost(settings.slack().plusSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
                 .until(backend::hasAskedTheStore);
     }
 

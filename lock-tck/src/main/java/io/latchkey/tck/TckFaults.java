@@ -13,8 +13,7 @@ import org.opentest4j.TestAbortedException;
  */
 public interface TckFaults {
     /** No hooks. */
-    TckFaults NONE = new TckFaults() {
-    };
+    TckFaults NONE = new TckFaults() {};
 
     /**
      * Makes the store unreachable for every client until the returned handle is closed (a network

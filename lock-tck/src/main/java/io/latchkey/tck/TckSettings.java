@@ -40,21 +40,38 @@ public final class TckSettings {
     }
 
     public Builder toBuilder() {
-        return new Builder().shortLease(shortLease).slack(slack).wakeUp(wakeUp).exclusionClients(exclusionClients)
-                .exclusionThreads(exclusionThreads).exclusionRounds(exclusionRounds);
+        return new Builder()
+                .shortLease(shortLease)
+                .slack(slack)
+                .wakeUp(wakeUp)
+                .exclusionClients(exclusionClients)
+                .exclusionThreads(exclusionThreads)
+                .exclusionRounds(exclusionRounds);
     }
 
-    public Duration shortLease() { return shortLease; }
+    public Duration shortLease() {
+        return shortLease;
+    }
 
-    public Duration slack() { return slack; }
+    public Duration slack() {
+        return slack;
+    }
 
-    public Duration wakeUp() { return wakeUp; }
+    public Duration wakeUp() {
+        return wakeUp;
+    }
 
-    public int exclusionClients() { return exclusionClients; }
+    public int exclusionClients() {
+        return exclusionClients;
+    }
 
-    public int exclusionThreads() { return exclusionThreads; }
+    public int exclusionThreads() {
+        return exclusionThreads;
+    }
 
-    public int exclusionRounds() { return exclusionRounds; }
+    public int exclusionRounds() {
+        return exclusionRounds;
+    }
 
     @Override
     public String toString() {
@@ -71,20 +88,37 @@ public final class TckSettings {
         private int exclusionThreads = 16;
         private int exclusionRounds = 500;
 
-        private Builder() {
+        private Builder() {}
+
+        public Builder shortLease(Duration d) {
+            shortLease = positive(d, "shortLease");
+            return this;
         }
 
-        public Builder shortLease(Duration d) { shortLease = positive(d, "shortLease"); return this; }
+        public Builder slack(Duration d) {
+            slack = positive(d, "slack");
+            return this;
+        }
 
-        public Builder slack(Duration d) { slack = positive(d, "slack"); return this; }
+        public Builder wakeUp(Duration d) {
+            wakeUp = positive(d, "wakeUp");
+            return this;
+        }
 
-        public Builder wakeUp(Duration d) { wakeUp = positive(d, "wakeUp"); return this; }
+        public Builder exclusionClients(int n) {
+            exclusionClients = atLeast(n, 2, "exclusionClients");
+            return this;
+        }
 
-        public Builder exclusionClients(int n) { exclusionClients = atLeast(n, 2, "exclusionClients"); return this; }
+        public Builder exclusionThreads(int n) {
+            exclusionThreads = atLeast(n, 2, "exclusionThreads");
+            return this;
+        }
 
-        public Builder exclusionThreads(int n) { exclusionThreads = atLeast(n, 2, "exclusionThreads"); return this; }
-
-        public Builder exclusionRounds(int n) { exclusionRounds = atLeast(n, 1, "exclusionRounds"); return this; }
+        public Builder exclusionRounds(int n) {
+            exclusionRounds = atLeast(n, 1, "exclusionRounds");
+            return this;
+        }
 
         public TckSettings build() {
             return new TckSettings(this);

@@ -28,10 +28,58 @@ public interface ValidationRules extends TckRules {
     static List<String> hostileValidNames() {
         String fourByte = "\uD83D\uDE00"; // U+1F600, 4 bytes in UTF-8
         List<String> names = new ArrayList<>(Arrays.asList(
-                "/", "//", "..", ".", "a", "A", "a/b", "a/", "/a", "ab", "a:fence", "a:wake", "{a}b", "{}", "{", "}",
-                "*", "?", "%", "_", "a%", "a_", "'", "\"", "`", "'; DROP TABLE latchkey_locks; --", "\\", "a\\b",
-                "with space", " leading", "trailing ", "zookeeper", "/zookeeper", "x..y", "é", "e\u0301", "e", "E",
-                "ß", "ss", "İ", "i", "\uD83D\uDD12", "\u00A0", "\u200B", "a\u00A0b", "#", "&", "=", "+", "~", "!"));
+                "/",
+                "//",
+                "..",
+                ".",
+                "a",
+                "A",
+                "a/b",
+                "a/",
+                "/a",
+                "ab",
+                "a:fence",
+                "a:wake",
+                "{a}b",
+                "{}",
+                "{",
+                "}",
+                "*",
+                "?",
+                "%",
+                "_",
+                "a%",
+                "a_",
+                "'",
+                "\"",
+                "`",
+                "'; DROP TABLE latchkey_locks; --",
+                "\\",
+                "a\\b",
+                "with space",
+                " leading",
+                "trailing ",
+                "zookeeper",
+                "/zookeeper",
+                "x..y",
+                "é",
+                "e\u0301",
+                "e",
+                "E",
+                "ß",
+                "ss",
+                "İ",
+                "i",
+                "\uD83D\uDD12",
+                "\u00A0",
+                "\u200B",
+                "a\u00A0b",
+                "#",
+                "&",
+                "=",
+                "+",
+                "~",
+                "!"));
         names.add("n".repeat(255));
         names.add(fourByte.repeat(63) + "abc");
         return names;
@@ -48,7 +96,8 @@ public interface ValidationRules extends TckRules {
             assertTrue(n.getBytes(StandardCharsets.UTF_8).length <= 255, n);
         }
         Map<String, LockHandle> held = new LinkedHashMap<>();
-        LockOptions options = LockOptions.builder().lease(Duration.ofSeconds(30)).build();
+        LockOptions options =
+                LockOptions.builder().lease(Duration.ofSeconds(30)).build();
         AssertionError failure = null;
         try {
             for (String n : names) {
@@ -58,15 +107,19 @@ public interface ValidationRules extends TckRules {
                     // earlier run on a persistent store holds it (wait out that lease)
                     Optional<LockInfo> holder = b.inspect(n);
                     holder.flatMap(info -> held.entrySet().stream()
-                                    .filter(e -> e.getValue().owner().equals(info.owner())).map(Map.Entry::getKey).findFirst())
+                                    .filter(e -> e.getValue().owner().equals(info.owner()))
+                                    .map(Map.Entry::getKey)
+                                    .findFirst())
                             .ifPresent(other -> {
                                 throw new AssertionError("valid names " + show(n) + " and " + show(other)
                                         + " map to the same lock: acquiring the first found the second's grant");
                             });
                     h = a.lock(n, options).tryAcquire(Duration.ofSeconds(31));
                 }
-                assertTrue(h.isPresent(), () -> "valid name " + show(n) + " could not be acquired while holding "
-                        + held.size() + " other names: it collides with one of " + shown(held.keySet()));
+                assertTrue(
+                        h.isPresent(),
+                        () -> "valid name " + show(n) + " could not be acquired while holding " + held.size()
+                                + " other names: it collides with one of " + shown(held.keySet()));
                 held.put(n, h.get());
             }
             for (String n : names) {
@@ -74,8 +127,12 @@ public interface ValidationRules extends TckRules {
                 Optional<LockInfo> info = b.inspect(n);
                 assertTrue(info.isPresent(), () -> "inspect(" + show(n) + ") shows nothing although it is held");
                 assertEquals(n, info.get().name(), "inspect returned another name");
-                assertEquals(held.get(n).owner(), info.get().owner(), () -> "inspect(" + show(n) + ") shows another owner");
-                assertEquals(held.get(n).fencingToken(), info.get().fencingToken(), () -> "inspect(" + show(n) + ") shows another token");
+                assertEquals(
+                        held.get(n).owner(), info.get().owner(), () -> "inspect(" + show(n) + ") shows another owner");
+                assertEquals(
+                        held.get(n).fencingToken(),
+                        info.get().fencingToken(),
+                        () -> "inspect(" + show(n) + ") shows another token");
             }
         } catch (AssertionError e) {
             failure = e;
@@ -89,7 +146,8 @@ public interface ValidationRules extends TckRules {
                 }
             }
             if (!notHeld.isEmpty()) {
-                AssertionError releaseFailure = new AssertionError("releasing found these names no longer held: " + notHeld);
+                AssertionError releaseFailure =
+                        new AssertionError("releasing found these names no longer held: " + notHeld);
                 if (failure != null) {
                     failure.addSuppressed(releaseFailure);
                 } else {
@@ -110,8 +168,20 @@ public interface ValidationRules extends TckRules {
         LockClient b = tck().newClient();
         String probe = tck().name("probe");
         try (LockHandle h = Tck.mustAcquire(a.lock(probe))) {
-            List<String> bad = Arrays.asList(null, "", "n".repeat(256), "\uD83D\uDE00".repeat(64), "a\u0000b", "line\nbreak",
-                    "tab\t", "\u007F", "\u0085", "\u009F", "\r", "lone\uD800surrogate", "\uDC00");
+            List<String> bad = Arrays.asList(
+                    null,
+                    "",
+                    "n".repeat(256),
+                    "\uD83D\uDE00".repeat(64),
+                    "a\u0000b",
+                    "line\nbreak",
+                    "tab\t",
+                    "\u007F",
+                    "\u0085",
+                    "\u009F",
+                    "\r",
+                    "lone\uD800surrogate",
+                    "\uDC00");
             for (String n : bad) {
                 assertRejected(() -> b.lock(n), "lock(" + show(n) + ")");
                 assertRejected(() -> b.lock(n, LockOptions.defaults()), "lock(" + show(n) + ", options)");
@@ -119,7 +189,10 @@ public interface ValidationRules extends TckRules {
                 assertRejected(() -> b.forceRelease(n), "forceRelease(" + show(n) + ")");
             }
             Optional<LockInfo> info = b.inspect(probe);
-            assertTrue(info.isPresent() && info.get().fencingToken() == h.fencingToken() && info.get().owner().equals(h.owner()),
+            assertTrue(
+                    info.isPresent()
+                            && info.get().fencingToken() == h.fencingToken()
+                            && info.get().owner().equals(h.owner()),
                     "bad input disturbed an unrelated held lock: " + info);
             assertTrue(h.isValid());
         }
@@ -138,7 +211,12 @@ public interface ValidationRules extends TckRules {
         assertRejected(() -> LockOptions.builder().lease(null), "lease(null)");
         assertRejected(() -> LockOptions.builder().maxHold(Duration.ZERO), "maxHold(0)");
         assertRejected(() -> LockOptions.builder().renewInterval(Duration.ofSeconds(-5)), "renewInterval(-5s)");
-        assertRejected(() -> LockOptions.builder().lease(Duration.ofSeconds(10)).renewInterval(Duration.ofSeconds(10)).build(), "renewInterval >= lease");
+        assertRejected(
+                () -> LockOptions.builder()
+                        .lease(Duration.ofSeconds(10))
+                        .renewInterval(Duration.ofSeconds(10))
+                        .build(),
+                "renewInterval >= lease");
         assertRejected(() -> a.lock(name).acquire(Duration.ofSeconds(-1)), "acquire(-1s)");
         assertRejected(() -> a.lock(name).acquire(huge), "acquire(overflowing)");
         assertRejected(() -> a.lock(name).acquire(null), "acquire(null)");
@@ -156,7 +234,9 @@ public interface ValidationRules extends TckRules {
 
     private static void assertRejected(Executable call, String what) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call, what + " was not rejected");
-        assertTrue(e.getMessage() != null && e.getMessage().length() > 15, () -> what + " was rejected without a useful message: " + e.getMessage());
+        assertTrue(
+                e.getMessage() != null && e.getMessage().length() > 15,
+                () -> what + " was rejected without a useful message: " + e.getMessage());
     }
 
     private static String show(String n) {

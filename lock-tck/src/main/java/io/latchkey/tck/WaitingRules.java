@@ -43,9 +43,12 @@ public interface WaitingRules extends TckRules {
         long early = released - gotAt.get();
         got.close();
         // an ordering, not a race: a waiter that got the lock before the holder released it got a held lock
-        assertTrue(early <= 0, () -> "the waiter acquired a held lock, " + Tck.millis(early) + " ms before its release");
-        assertTrue(took <= tck().settings().wakeUp().toNanos(),
-                () -> "the waiter took " + Tck.millis(took) + " ms after the release; at most " + tck().settings().wakeUp().toMillis() + " ms allowed");
+        assertTrue(
+                early <= 0, () -> "the waiter acquired a held lock, " + Tck.millis(early) + " ms before its release");
+        assertTrue(
+                took <= tck().settings().wakeUp().toNanos(),
+                () -> "the waiter took " + Tck.millis(took) + " ms after the release; at most "
+                        + tck().settings().wakeUp().toMillis() + " ms allowed");
     }
 
     @Test
@@ -58,12 +61,19 @@ public interface WaitingRules extends TckRules {
         Duration wait = Duration.ofMillis(500);
         try (LockHandle h = Tck.mustAcquire(a.lock(name))) {
             long start = System.nanoTime();
-            LockTimeoutException e = assertThrows(LockTimeoutException.class, () -> b.lock(name).acquire(wait));
+            LockTimeoutException e =
+                    assertThrows(LockTimeoutException.class, () -> b.lock(name).acquire(wait));
             long took = System.nanoTime() - start;
-            assertTrue(took >= wait.toNanos() - TimeUnit.MILLISECONDS.toNanos(1), () -> "gave up early, after " + Tck.millis(took) + " ms");
-            assertTrue(took <= wait.plus(tck().settings().slack()).toNanos(), () -> "gave up late, after " + Tck.millis(took) + " ms");
+            assertTrue(
+                    took >= wait.toNanos() - TimeUnit.MILLISECONDS.toNanos(1),
+                    () -> "gave up early, after " + Tck.millis(took) + " ms");
+            assertTrue(
+                    took <= wait.plus(tck().settings().slack()).toNanos(),
+                    () -> "gave up late, after " + Tck.millis(took) + " ms");
             assertTrue(e.getMessage().contains(name), "the timeout message does not name the lock: " + e.getMessage());
-            assertTrue(e.getMessage().contains(b.backend()), "the timeout message does not name the backend: " + e.getMessage());
+            assertTrue(
+                    e.getMessage().contains(b.backend()),
+                    "the timeout message does not name the backend: " + e.getMessage());
             assertTrue(b.held().isEmpty());
             assertTrue(b.lock(name).tryAcquire(Duration.ofMillis(50)).isEmpty());
             assertTrue(h.isValid());
@@ -82,14 +92,16 @@ public interface WaitingRules extends TckRules {
         String name = tck().name("interrupt");
         LockHandle h = Tck.mustAcquire(a.lock(name));
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-        Thread waiter = new Thread(() -> {
-            try {
-                b.lock(name).acquire(Duration.ofSeconds(60)).close();
-                outcome.complete(null);
-            } catch (Throwable t) {
-                outcome.complete(t);
-            }
-        }, "tck-interrupted-waiter");
+        Thread waiter = new Thread(
+                () -> {
+                    try {
+                        b.lock(name).acquire(Duration.ofSeconds(60)).close();
+                        outcome.complete(null);
+                    } catch (Throwable t) {
+                        outcome.complete(t);
+                    }
+                },
+                "tck-interrupted-waiter");
         waiter.start();
         Tck.awaitParked(waiter, Duration.ofSeconds(10));
         waiter.interrupt();
@@ -115,14 +127,16 @@ public interface WaitingRules extends TckRules {
             int index = i;
             CompletableFuture<Void> f = new CompletableFuture<>();
             done.add(f);
-            Thread t = new Thread(() -> {
-                try (LockHandle mine = lock.acquire(Duration.ofSeconds(60))) {
-                    order.add(index);
-                    f.complete(null);
-                } catch (Throwable e) {
-                    f.completeExceptionally(e);
-                }
-            }, "tck-fifo-" + i);
+            Thread t = new Thread(
+                    () -> {
+                        try (LockHandle mine = lock.acquire(Duration.ofSeconds(60))) {
+                            order.add(index);
+                            f.complete(null);
+                        } catch (Throwable e) {
+                            f.completeExceptionally(e);
+                        }
+                    },
+                    "tck-fifo-" + i);
             t.start();
             Tck.awaitParked(t, Duration.ofSeconds(10));
         }

@@ -16,18 +16,32 @@ class TckTagsTest {
     @Test
     void eachGroupTagSelectsOnlyThatGroupsRules() {
         Map<String, Long> counts = new TreeMap<>();
-        for (String tag : new String[] {"exclusion", "fencing", "lease", "ownership", "loss", "waiting",
-                "idempotency", "inspection", "validation", "capabilities"}) {
+        for (String tag : new String[] {
+            "exclusion",
+            "fencing",
+            "lease",
+            "ownership",
+            "loss",
+            "waiting",
+            "idempotency",
+            "inspection",
+            "validation",
+            "capabilities"
+        }) {
             var request = LauncherDiscoveryRequestBuilder.request()
                     .selectors(DiscoverySelectors.selectClass(MemoryBackendTckTest.class))
-                    .filters(TagFilter.includeTags(tag)).build();
+                    .filters(TagFilter.includeTags(tag))
+                    .build();
             long tests = LauncherFactory.create().discover(request).getRoots().stream()
                     .mapToLong(root -> LauncherFactory.create().discover(request).getDescendants(root).stream()
-                            .filter(id -> id.isTest()).count())
+                            .filter(id -> id.isTest())
+                            .count())
                     .sum();
             counts.put(tag, tests);
         }
         assertThat(counts.values()).allMatch(n -> n >= 1);
-        assertThat(counts.values().stream().mapToLong(Long::longValue).sum()).as("every rule in exactly one group: " + counts).isEqualTo(35);
+        assertThat(counts.values().stream().mapToLong(Long::longValue).sum())
+                .as("every rule in exactly one group: " + counts)
+                .isEqualTo(35);
     }
 }

@@ -38,8 +38,13 @@ final class AcquireAttempt {
     private final String marker;
     private ContenderNode created;
 
-    AcquireAttempt(ZooKeeperConnection connection, OrphanCleaner orphans, HeldGrants held, String description,
-                   LockPaths paths, AcquireRequest request) {
+    AcquireAttempt(
+            ZooKeeperConnection connection,
+            OrphanCleaner orphans,
+            HeldGrants held,
+            String description,
+            LockPaths paths,
+            AcquireRequest request) {
         this.curator = connection.curator();
         this.connection = connection;
         this.orphans = orphans;
@@ -54,7 +59,9 @@ final class AcquireAttempt {
     ContenderNode create() throws Exception {
         Stat stat = new Stat();
         created = null;
-        String path = curator.create().storingStatIn(stat).creatingParentContainersIfNeeded()
+        String path = curator.create()
+                .storingStatIn(stat)
+                .creatingParentContainersIfNeeded()
                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                 .forPath(parent + "/" + marker, request.owner().getBytes(StandardCharsets.UTF_8));
         if (stat.getCzxid() == 0) {
@@ -91,9 +98,14 @@ final class AcquireAttempt {
             if (stat == null) {
                 return list(null); // vanished meanwhile: look again
             }
-            adopted = new ContenderNode(parent + "/" + firstNode, parent, marker, stat.getCzxid(), stat.getEphemeralOwner());
-            log.debug("Lock '{}' on {}: adopted node {} of owner {} (an earlier attempt's reply was lost)",
-                    request.name(), description, firstNode, request.owner());
+            adopted = new ContenderNode(
+                    parent + "/" + firstNode, parent, marker, stat.getCzxid(), stat.getEphemeralOwner());
+            log.debug(
+                    "Lock '{}' on {}: adopted node {} of owner {} (an earlier attempt's reply was lost)",
+                    request.name(),
+                    description,
+                    firstNode,
+                    request.owner());
         }
         if (duplicates != null) {
             for (String d : duplicates) {

@@ -27,12 +27,10 @@ final class HeldGrants implements ZooKeeperConnection.Events {
     private static final Logger log = LoggerFactory.getLogger(HeldGrants.class);
     private static final GrantLossSink NO_SINK = new GrantLossSink() {
         @Override
-        public void grantLost(String name, String owner, LockLoss.Reason reason, String detail, Throwable cause) {
-        }
+        public void grantLost(String name, String owner, LockLoss.Reason reason, String detail, Throwable cause) {}
 
         @Override
-        public void allLost(LockLoss.Reason reason, String detail, Throwable cause) {
-        }
+        public void allLost(LockLoss.Reason reason, String detail, Throwable cause) {}
     };
 
     private final ZooKeeperConnection connection;
@@ -78,9 +76,13 @@ final class HeldGrants implements ZooKeeperConnection.Events {
     private void checkLease(Duration lease) {
         if (lease.toNanos() > connection.timeoutNanos() && !leaseWarned) {
             leaseWarned = true;
-            log.warn("Lease {} on {} is longer than the ZooKeeper session timeout ({} ms) allows: grants are valid for at "
-                    + "most the session timeout, so keep the lease (and its renew interval, lease/3 by default) within "
-                    + "it, or raise sessionTimeout", lease, description, TimeUnit.NANOSECONDS.toMillis(connection.timeoutNanos()));
+            log.warn(
+                    "Lease {} on {} is longer than the ZooKeeper session timeout ({} ms) allows: grants are valid for at "
+                            + "most the session timeout, so keep the lease (and its renew interval, lease/3 by default) within "
+                            + "it, or raise sessionTimeout",
+                    lease,
+                    description,
+                    TimeUnit.NANOSECONDS.toMillis(connection.timeoutNanos()));
         }
     }
 
@@ -89,8 +91,12 @@ final class HeldGrants implements ZooKeeperConnection.Events {
         for (Grant g : held.values()) {
             ContenderNode node = (ContenderNode) g.state();
             if (node.sessionId() == lostSessionId && held.remove(node.path(), g)) {
-                sink.grantLost(g.name(), g.owner(), LockLoss.Reason.SESSION_LOST,
-                        "ZooKeeper session 0x" + Long.toHexString(lostSessionId) + " expired; its lock nodes are gone", null);
+                sink.grantLost(
+                        g.name(),
+                        g.owner(),
+                        LockLoss.Reason.SESSION_LOST,
+                        "ZooKeeper session 0x" + Long.toHexString(lostSessionId) + " expired; its lock nodes are gone",
+                        null);
             }
         }
         afterLoss.run();
@@ -101,9 +107,13 @@ final class HeldGrants implements ZooKeeperConnection.Events {
         for (Grant g : held.values()) {
             ContenderNode node = (ContenderNode) g.state();
             if (node.sessionId() != sessionId && held.remove(node.path(), g)) {
-                sink.grantLost(g.name(), g.owner(), LockLoss.Reason.SESSION_LOST,
-                        "reconnected with a new ZooKeeper session 0x" + Long.toHexString(sessionId)
-                                + "; session 0x" + Long.toHexString(node.sessionId()) + " of this lock ended", null);
+                sink.grantLost(
+                        g.name(),
+                        g.owner(),
+                        LockLoss.Reason.SESSION_LOST,
+                        "reconnected with a new ZooKeeper session 0x" + Long.toHexString(sessionId) + "; session 0x"
+                                + Long.toHexString(node.sessionId()) + " of this lock ended",
+                        null);
             }
         }
         afterConnect.run();

@@ -37,6 +37,7 @@ final class Listing {
     static final int WINDOW = 64;
     /** Reply header and vector length of a getChildren reply, with room to spare. */
     private static final int REPLY_OVERHEAD = 1024;
+
     private static final int DEFAULT_MAX_PACKET = 0xfffff; // ZooKeeper's jute.maxbuffer default (client side)
 
     private final CuratorFramework curator;
@@ -56,10 +57,12 @@ final class Listing {
             return List.of();
         }
         if (base.getNumChildren() > LockPaths.BUCKETS) {
-            throw new ListingTooLargeException(paths.basePath() + " has " + base.getNumChildren() + " children, more than the "
-                    + LockPaths.BUCKETS + " buckets of this layout (nodes of another layout, such as an older Latchkey's, are"
-                    + " under it); not reading it, so that the reply cannot exceed ZooKeeper's packet limit; remove them or use"
-                    + " another basePath");
+            throw new ListingTooLargeException(
+                    paths.basePath() + " has " + base.getNumChildren() + " children, more than the "
+                            + LockPaths.BUCKETS
+                            + " buckets of this layout (nodes of another layout, such as an older Latchkey's, are"
+                            + " under it); not reading it, so that the reply cannot exceed ZooKeeper's packet limit; remove them or use"
+                            + " another basePath");
         }
         List<String> buckets;
         try {
@@ -78,10 +81,13 @@ final class Listing {
                 continue;
             }
             if (s.getNumChildren() > maxNames) {
-                throw new ListingTooLargeException("bucket " + paths.bucketPath(buckets.get(i)) + " holds " + s.getNumChildren()
-                        + " names, more than the " + maxNames + " a reply within ZooKeeper's packet limit (jute.maxbuffer="
-                        + maxPacket() + ") can carry at the longest name length; not reading it, so that the connection is"
-                        + " kept");
+                throw new ListingTooLargeException(
+                        "bucket " + paths.bucketPath(buckets.get(i)) + " holds " + s.getNumChildren()
+                                + " names, more than the " + maxNames
+                                + " a reply within ZooKeeper's packet limit (jute.maxbuffer="
+                                + maxPacket()
+                                + ") can carry at the longest name length; not reading it, so that the connection is"
+                                + " kept");
             }
             toRead.add(buckets.get(i));
         }
@@ -96,7 +102,9 @@ final class Listing {
             String bucketPath = paths.bucketPath(toRead.get(i));
             for (String component : in) {
                 String name = LockPaths.nameOf(component);
-                if (name != null && name.startsWith(prefix) && paths.parent(name).equals(bucketPath + "/" + component)) {
+                if (name != null
+                        && name.startsWith(prefix)
+                        && paths.parent(name).equals(bucketPath + "/" + component)) {
                     names.add(name);
                 }
             }
@@ -113,7 +121,10 @@ final class Listing {
 
     private long maxPacket() {
         try {
-            return curator.getZookeeperClient().getZooKeeper().getClientConfig().getInt("jute.maxbuffer", DEFAULT_MAX_PACKET);
+            return curator.getZookeeperClient()
+                    .getZooKeeper()
+                    .getClientConfig()
+                    .getInt("jute.maxbuffer", DEFAULT_MAX_PACKET);
         } catch (Exception e) {
             return DEFAULT_MAX_PACKET;
         }
@@ -154,10 +165,15 @@ final class Listing {
                 return CompletableFuture.completedFuture(Optional.empty());
             }
             String node = queue.get(0);
-            return stat(parent + "/" + node).thenCompose(stat -> stat == null
-                    ? holder(name, parent) // released between the two reads: look again
-                    : CompletableFuture.completedFuture(Optional.of(new LockInfo(name, LockPaths.ownerOf(node), stat.getCzxid(),
-                            Optional.of(Instant.ofEpochMilli(stat.getCtime())), Optional.empty()))));
+            return stat(parent + "/" + node)
+                    .thenCompose(stat -> stat == null
+                            ? holder(name, parent) // released between the two reads: look again
+                            : CompletableFuture.completedFuture(Optional.of(new LockInfo(
+                                    name,
+                                    LockPaths.ownerOf(node),
+                                    stat.getCzxid(),
+                                    Optional.of(Instant.ofEpochMilli(stat.getCtime())),
+                                    Optional.empty()))));
         });
     }
 
@@ -165,7 +181,9 @@ final class Listing {
     private CompletableFuture<List<String>> children(String path) {
         CompletableFuture<List<String>> f = new CompletableFuture<>();
         try {
-            curator.getChildren().inBackground((client, event) -> complete(f, event, event.getChildren())).forPath(path);
+            curator.getChildren()
+                    .inBackground((client, event) -> complete(f, event, event.getChildren()))
+                    .forPath(path);
         } catch (Exception e) {
             f.completeExceptionally(e);
         }
@@ -176,7 +194,9 @@ final class Listing {
     private CompletableFuture<Stat> stat(String path) {
         CompletableFuture<Stat> f = new CompletableFuture<>();
         try {
-            curator.checkExists().inBackground((client, event) -> complete(f, event, event.getStat())).forPath(path);
+            curator.checkExists()
+                    .inBackground((client, event) -> complete(f, event, event.getStat()))
+                    .forPath(path);
         } catch (Exception e) {
             f.completeExceptionally(e);
         }

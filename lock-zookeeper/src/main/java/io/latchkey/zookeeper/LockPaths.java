@@ -34,6 +34,7 @@ import java.util.List;
 final class LockPaths {
     /** Prefix of every contender node; other children of a lock's parent are ignored. */
     static final String NODE_PREFIX = "lk-";
+
     private static final int SEQUENCE_DIGITS = 10;
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
     private static final char[] BUCKET_HEX = "0123456789abcdef".toCharArray();
@@ -165,7 +166,12 @@ final class LockPaths {
         StringBuilder sb = new StringBuilder(bytes.length + 8);
         for (byte b : bytes) {
             int c = b & 0xFF;
-            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.') {
+            if ((c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '-'
+                    || c == '_'
+                    || c == '.') {
                 sb.append((char) c);
             } else {
                 sb.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);

@@ -129,8 +129,12 @@ final class OrphanCleaner implements AutoCloseable {
             Thread.currentThread().interrupt();
             return true;
         } catch (Exception ex) {
-            log.debug("Could not yet remove the leftover node(s) of {} under {} on {}; will retry", e.owner, e.parent,
-                    description, ex);
+            log.debug(
+                    "Could not yet remove the leftover node(s) of {} under {} on {}; will retry",
+                    e.owner,
+                    e.parent,
+                    description,
+                    ex);
             return false;
         } finally {
             e.lock.unlock();
@@ -160,8 +164,10 @@ final class OrphanCleaner implements AutoCloseable {
     public void close() {
         executor.shutdownNow();
         if (!entries.isEmpty()) {
-            log.warn("{} contender node(s) on {} could not be removed before closing; they end with the session",
-                    entries.size(), description);
+            log.warn(
+                    "{} contender node(s) on {} could not be removed before closing; they end with the session",
+                    entries.size(),
+                    description);
         }
     }
 }

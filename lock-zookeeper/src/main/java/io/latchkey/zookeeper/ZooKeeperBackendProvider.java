@@ -67,8 +67,8 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
         }
         for (BackendUri.HostPort h : u.hosts()) {
             if (h.port() == NO_PORT) {
-                throw new IllegalArgumentException("every server in a zookeeper URI must be host:port, got '" + h.host()
-                        + "' in '" + shown + "'");
+                throw new IllegalArgumentException(
+                        "every server in a zookeeper URI must be host:port, got '" + h.host() + "' in '" + shown + "'");
             }
         }
         String digest = digest(uri, u, shown);
@@ -81,11 +81,15 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
             try {
                 PathUtils.validatePath(chroot);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("chroot '" + chroot + "' in '" + shown + "' is not a valid ZooKeeper path: "
-                        + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        "chroot '" + chroot + "' in '" + shown + "' is not a valid ZooKeeper path: " + e.getMessage(),
+                        e);
             }
         }
-        String base = ZooKeeperSettings.builder().basePath(chroot + s.basePath()).build().basePath();
+        String base = ZooKeeperSettings.builder()
+                .basePath(chroot + s.basePath())
+                .build()
+                .basePath();
         String connect = u.hosts().stream().map(BackendUri.HostPort::toString).collect(Collectors.joining(","));
         return new Parsed(connect, base, digest, s, shown);
     }
@@ -103,8 +107,8 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
             return null;
         }
         if (u.password().isEmpty() || (u.user().isEmpty() && !userInfoWithColon)) {
-            throw new IllegalArgumentException("user info in a zookeeper URI must be user:password (digest), was '"
-                    + shown + "'");
+            throw new IllegalArgumentException(
+                    "user info in a zookeeper URI must be user:password (digest), was '" + shown + "'");
         }
         return u.user().orElse("") + ":" + u.password().get();
     }

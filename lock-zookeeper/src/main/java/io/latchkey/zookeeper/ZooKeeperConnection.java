@@ -97,10 +97,17 @@ final class ZooKeeperConnection implements ConnectionStateListener {
         }
         if (!connected) {
             closeInBackground(curator);
-            throw StoreErrors.cannotReach(target, connectTimeout, "the server accepted the TCP connection but did not answer"
-                    + " ZooKeeper's session handshake", null, null);
+            throw StoreErrors.cannotReach(
+                    target,
+                    connectTimeout,
+                    "the server accepted the TCP connection but did not answer" + " ZooKeeper's session handshake",
+                    null,
+                    null);
         }
-        return new ZooKeeperConnection(curator, true, TimeUnit.MILLISECONDS.toNanos(settings.sessionTimeout().toMillis()));
+        return new ZooKeeperConnection(
+                curator,
+                true,
+                TimeUnit.MILLISECONDS.toNanos(settings.sessionTimeout().toMillis()));
     }
 
     /*
@@ -155,13 +162,18 @@ final class ZooKeeperConnection implements ConnectionStateListener {
                 long before = sessionId;
                 refresh();
                 connected = true;
-                log.debug("ZooKeeper {}: session 0x{} (was 0x{}), timeout {} ms", newState, Long.toHexString(sessionId),
-                        Long.toHexString(before), TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
+                log.debug(
+                        "ZooKeeper {}: session 0x{} (was 0x{}), timeout {} ms",
+                        newState,
+                        Long.toHexString(sessionId),
+                        Long.toHexString(before),
+                        TimeUnit.NANOSECONDS.toMillis(timeoutNanos));
                 events.connected(sessionId);
             }
             case SUSPENDED -> {
                 connected = false;
-                log.debug("ZooKeeper connection suspended; session 0x{} may still be alive", Long.toHexString(sessionId));
+                log.debug(
+                        "ZooKeeper connection suspended; session 0x{} may still be alive", Long.toHexString(sessionId));
             }
             case LOST -> {
                 connected = false;

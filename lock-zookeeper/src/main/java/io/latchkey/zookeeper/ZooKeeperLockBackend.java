@@ -47,8 +47,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class ZooKeeperLockBackend implements LockBackend {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockBackend.class);
-    private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.FAIR, Capability.NATIVE_WAIT,
-            Capability.SESSION_BOUND, Capability.SURVIVES_SERVER_RESTART, Capability.LISTING));
+    private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(
+            Capability.FAIR,
+            Capability.NATIVE_WAIT,
+            Capability.SESSION_BOUND,
+            Capability.SURVIVES_SERVER_RESTART,
+            Capability.LISTING));
 
     private final CuratorFramework curator;
     private final ZooKeeperConnection connection;
@@ -72,7 +76,8 @@ public final class ZooKeeperLockBackend implements LockBackend {
             waiting.wakeAll();
         });
         // one reply may take as long as Curator's retries over a suspended connection: bound it by the session
-        this.listing = new Listing(curator, paths, () -> Math.max(1000, TimeUnit.NANOSECONDS.toMillis(connection.timeoutNanos())));
+        this.listing = new Listing(
+                curator, paths, () -> Math.max(1000, TimeUnit.NANOSECONDS.toMillis(connection.timeoutNanos())));
         connection.listen(held);
     }
 
@@ -136,7 +141,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
         try {
             long start = System.nanoTime();
             ContenderNode mine = a.create();
-            for (;;) {
+            for (; ; ) {
                 AcquireAttempt.Queue q = a.list(mine);
                 if (q.mine == null) {
                     // our node is gone (session expired, or removed by an operator): queue again at the end
@@ -181,8 +186,11 @@ public final class ZooKeeperLockBackend implements LockBackend {
     public RenewResult renew(Grant grant, Duration lease) {
         ContenderNode node = (ContenderNode) grant.state();
         if (!connection.isConnected()) {
-            throw unavailable(grant.name(), "cannot renew while the connection is suspended (session 0x"
-                    + Long.toHexString(node.sessionId()) + " may expire)", null);
+            throw unavailable(
+                    grant.name(),
+                    "cannot renew while the connection is suspended (session 0x" + Long.toHexString(node.sessionId())
+                            + " may expire)",
+                    null);
         }
         long start = System.nanoTime();
         Stat stat;
@@ -208,8 +216,11 @@ public final class ZooKeeperLockBackend implements LockBackend {
         held.forget(node);
         if (!connection.isConnected()) {
             orphans.add(grant.owner(), node.parent(), node.marker());
-            throw unavailable(grant.name(), "cannot release while the connection is suspended; the node is removed "
-                    + "in the background once the store answers, or ends with the session", null);
+            throw unavailable(
+                    grant.name(),
+                    "cannot release while the connection is suspended; the node is removed "
+                            + "in the background once the store answers, or ends with the session",
+                    null);
         }
         try {
             curator.delete().forPath(node.path());
@@ -222,8 +233,11 @@ public final class ZooKeeperLockBackend implements LockBackend {
             throw unavailable(grant.name(), "interrupted while releasing; the node is removed in the background", e);
         } catch (Exception e) {
             orphans.add(grant.owner(), node.parent(), node.marker());
-            throw unavailable(grant.name(), "could not release; the node is removed in the background once the "
-                    + "store answers, or ends with the session", e);
+            throw unavailable(
+                    grant.name(),
+                    "could not release; the node is removed in the background once the "
+                            + "store answers, or ends with the session",
+                    e);
         }
     }
 
@@ -255,7 +269,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     public boolean forceRelease(String name) {
         String parent = paths.parent(name);
         try {
-            for (;;) {
+            for (; ; ) {
                 List<String> queue;
                 try {
                     queue = LockPaths.contenders(curator.getChildren().forPath(parent));
@@ -317,7 +331,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     // ------------------------------------------------------------------ internals
 
     private Optional<LockInfo> holderOf(String name, String parent) throws Exception {
-        for (;;) {
+        for (; ; ) {
             List<String> queue;
             try {
                 queue = LockPaths.contenders(curator.getChildren().forPath(parent));
@@ -330,8 +344,12 @@ public final class ZooKeeperLockBackend implements LockBackend {
             String node = queue.get(0);
             Stat stat = curator.checkExists().forPath(parent + "/" + node);
             if (stat != null) {
-                return Optional.of(new LockInfo(name, LockPaths.ownerOf(node), stat.getCzxid(),
-                        Optional.of(Instant.ofEpochMilli(stat.getCtime())), Optional.empty()));
+                return Optional.of(new LockInfo(
+                        name,
+                        LockPaths.ownerOf(node),
+                        stat.getCzxid(),
+                        Optional.of(Instant.ofEpochMilli(stat.getCtime())),
+                        Optional.empty()));
             }
             // released between the two reads: look again
         }
@@ -343,15 +361,21 @@ public final class ZooKeeperLockBackend implements LockBackend {
      */
     private void requireConnected(String name, String what) {
         if (!connection.isConnected()) {
-            throw new BackendUnavailableException(what + " lock '" + name + "' on " + description
-                    + ": the connection to ZooKeeper is suspended (session 0x" + Long.toHexString(connection.sessionId())
-                    + " may still be alive; retry once it reconnects)", name, description, null);
+            throw new BackendUnavailableException(
+                    what + " lock '" + name + "' on " + description
+                            + ": the connection to ZooKeeper is suspended (session 0x"
+                            + Long.toHexString(connection.sessionId())
+                            + " may still be alive; retry once it reconnects)",
+                    name,
+                    description,
+                    null);
         }
     }
 
     BackendUnavailableException unavailable(String name, String what, Throwable cause) {
         String reason = cause == null ? "" : ": " + describe(cause);
-        return new BackendUnavailableException(what + " lock '" + name + "' on " + description + reason, name, description, cause);
+        return new BackendUnavailableException(
+                what + " lock '" + name + "' on " + description + reason, name, description, cause);
     }
 
     private static String describe(Throwable e) {

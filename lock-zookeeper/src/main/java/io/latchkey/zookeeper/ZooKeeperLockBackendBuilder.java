@@ -29,7 +29,8 @@ public final class ZooKeeperLockBackendBuilder {
 
     public ZooKeeperLockBackend build() {
         // until the first connection tells the negotiated session timeout, assume the shortest plausible one
-        long fallback = TimeUnit.MILLISECONDS.toNanos(Math.max(1, curator.getZookeeperClient().getConnectionTimeoutMs()));
+        long fallback = TimeUnit.MILLISECONDS.toNanos(
+                Math.max(1, curator.getZookeeperClient().getConnectionTimeoutMs()));
         String connect = curator.getZookeeperClient().getCurrentConnectionString();
         String ns = curator.getNamespace();
         String description = "zookeeper://" + connect + (ns == null || ns.isEmpty() ? "" : "/" + ns) + basePath

@@ -1,10 +1,10 @@
 package io.latchkey.zookeeper;
 
+import io.latchkey.spi.Settings;
+import io.latchkey.spi.StoreErrors;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import io.latchkey.spi.Settings;
-import io.latchkey.spi.StoreErrors;
 import org.apache.zookeeper.common.PathUtils;
 
 /**
@@ -29,7 +29,8 @@ import org.apache.zookeeper.common.PathUtils;
  */
 public final class ZooKeeperSettings {
     /** The keys {@link #fromMap(Map)} accepts. */
-    public static final Set<String> KEYS = Set.of("sessionTimeout", StoreErrors.CONNECT_TIMEOUT, "connectionTimeout", "basePath");
+    public static final Set<String> KEYS =
+            Set.of("sessionTimeout", StoreErrors.CONNECT_TIMEOUT, "connectionTimeout", "basePath");
     /** The earlier name of {@code connectTimeout}, still accepted. */
     static final String CONNECT_TIMEOUT_ALIAS = "connectionTimeout";
     /** What messages call this backend. */
@@ -57,7 +58,10 @@ public final class ZooKeeperSettings {
     }
 
     public Builder toBuilder() {
-        return new Builder().sessionTimeout(sessionTimeout).connectTimeout(connectionTimeout).basePath(basePath);
+        return new Builder()
+                .sessionTimeout(sessionTimeout)
+                .connectTimeout(connectionTimeout)
+                .basePath(basePath);
     }
 
     /**
@@ -110,8 +114,8 @@ public final class ZooKeeperSettings {
 
     @Override
     public String toString() {
-        return "ZooKeeperSettings[sessionTimeout=" + sessionTimeout + ", connectTimeout=" + StoreErrors.format(connectionTimeout)
-                + ", basePath=" + basePath + "]";
+        return "ZooKeeperSettings[sessionTimeout=" + sessionTimeout + ", connectTimeout="
+                + StoreErrors.format(connectionTimeout) + ", basePath=" + basePath + "]";
     }
 
     /** Builder; every setter checks its argument and says what is allowed. */
@@ -120,8 +124,7 @@ public final class ZooKeeperSettings {
         private Duration connectionTimeout = StoreErrors.DEFAULT_CONNECT_TIMEOUT;
         private String basePath = "/latchkey";
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The session timeout to ask for: 100 ms to 1 h (the server may negotiate it). */
         public Builder sessionTimeout(Duration d) {
@@ -147,13 +150,14 @@ public final class ZooKeeperSettings {
                         + "a trailing '/', such as /latchkey or /apps/locks; was '" + path + "'");
             }
             if (path.equals("/zookeeper") || path.startsWith("/zookeeper/")) {
-                throw new IllegalArgumentException("basePath must not be under /zookeeper, which ZooKeeper reserves; was '"
-                        + path + "'");
+                throw new IllegalArgumentException(
+                        "basePath must not be under /zookeeper, which ZooKeeper reserves; was '" + path + "'");
             }
             try {
                 PathUtils.validatePath(path);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("basePath '" + path + "' is not a valid ZooKeeper path: " + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        "basePath '" + path + "' is not a valid ZooKeeper path: " + e.getMessage(), e);
             }
             basePath = path;
             return this;
@@ -161,8 +165,8 @@ public final class ZooKeeperSettings {
 
         public ZooKeeperSettings build() {
             if (connectionTimeout.compareTo(sessionTimeout) > 0) {
-                throw new IllegalArgumentException("connectTimeout (" + StoreErrors.format(connectionTimeout) + ") must not "
-                        + "exceed sessionTimeout (" + StoreErrors.format(sessionTimeout) + ")");
+                throw new IllegalArgumentException("connectTimeout (" + StoreErrors.format(connectionTimeout)
+                        + ") must not " + "exceed sessionTimeout (" + StoreErrors.format(sessionTimeout) + ")");
             }
             return new ZooKeeperSettings(this);
         }

@@ -65,7 +65,8 @@ final class ZooKeeperWaiting {
         try {
             List<String> queue;
             try {
-                queue = LockPaths.contenders(curator.getChildren().usingWatcher((Watcher) event -> wake.countDown())
+                queue = LockPaths.contenders(curator.getChildren()
+                        .usingWatcher((Watcher) event -> wake.countDown())
                         .forPath(parent));
             } catch (KeeperException.NoNodeException free) {
                 return true;

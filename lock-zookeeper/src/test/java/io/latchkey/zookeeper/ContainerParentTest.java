@@ -53,9 +53,11 @@ class ContainerParentTest {
             String freed = "container/freed/" + UUID.randomUUID();
             var h = client.lock(held).tryAcquire().orElseThrow();
             client.lock(freed).tryAcquire().orElseThrow().release();
-            Awaitility.await().atMost(Duration.ofSeconds(10))
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
                     .until(() -> backend.curator().checkExists().forPath(backend.pathOf(freed)) == null);
-            assertThat(backend.curator().checkExists().forPath(backend.pathOf(held))).isNotNull();
+            assertThat(backend.curator().checkExists().forPath(backend.pathOf(held)))
+                    .isNotNull();
             client.lock(freed).tryAcquire().orElseThrow().release();
             h.release();
         }

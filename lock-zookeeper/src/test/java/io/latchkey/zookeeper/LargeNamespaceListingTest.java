@@ -47,8 +47,12 @@ class LargeNamespaceListingTest {
     static void seed() throws Exception {
         server = ZooKeeperServers.single();
         basePath = "/big-" + UUID.randomUUID();
-        seeder = CuratorFrameworkFactory.builder().connectString(server.connectString()).sessionTimeoutMs(60_000)
-                .connectionTimeoutMs(10_000).retryPolicy(new RetryOneTime(200)).build();
+        seeder = CuratorFrameworkFactory.builder()
+                .connectString(server.connectString())
+                .sessionTimeoutMs(60_000)
+                .connectionTimeoutMs(10_000)
+                .retryPolicy(new RetryOneTime(200))
+                .build();
         seeder.start();
         seeder.blockUntilConnected();
         names = new ArrayList<>(NAMES);
@@ -75,7 +79,10 @@ class LargeNamespaceListingTest {
         for (String n : names) {
             String parent = paths.parent(n);
             ops.add(Op.create(parent, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.CONTAINER));
-            ops.add(Op.create(parent + "/" + marker, OWNER.getBytes(StandardCharsets.UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            ops.add(Op.create(
+                    parent + "/" + marker,
+                    OWNER.getBytes(StandardCharsets.UTF_8),
+                    ZooDefs.Ids.OPEN_ACL_UNSAFE,
                     CreateMode.EPHEMERAL_SEQUENTIAL));
             flushIfFull(zk, ops, 300); // 150 names: about 250 KB per transaction
         }
@@ -115,10 +122,13 @@ class LargeNamespaceListingTest {
     void listingManyLongNamesKeepsTheSession() throws Exception {
         ZooKeeperLockBackend backend = Clients.backend(server.uri() + "?basePath=" + basePath, "10s", "5s");
         try (LockClient victim = Latchkey.client(backend);
-             LockClient other = Latchkey.client(Clients.backend(server.uri() + "?basePath=" + basePath, "10s", "5s"))) {
+                LockClient other =
+                        Latchkey.client(Clients.backend(server.uri() + "?basePath=" + basePath, "10s", "5s"))) {
             long session = Clients.sessionId(backend);
             // renewed every second while the listings run, on the same connection
-            LockHandle held = victim.lock("held/victim", LockOptions.builder().lease(Duration.ofSeconds(3)).build())
+            LockHandle held = victim.lock(
+                            "held/victim",
+                            LockOptions.builder().lease(Duration.ofSeconds(3)).build())
                     .acquire(Duration.ofSeconds(10));
 
             long t0 = System.nanoTime();
@@ -130,7 +140,10 @@ class LargeNamespaceListingTest {
             List<LockInfo> all = victim.list("");
             long allMillis = (System.nanoTime() - t0) / 1_000_000;
             assertThat(all).hasSize(NAMES + 1);
-            assertThat(all.stream().filter(i -> i.owner().equals(OWNER)).map(LockInfo::name).toList())
+            assertThat(all.stream()
+                            .filter(i -> i.owner().equals(OWNER))
+                            .map(LockInfo::name)
+                            .toList())
                     .containsExactlyInAnyOrderElementsOf(names);
 
             String one = longName(12_345);
@@ -138,8 +151,9 @@ class LargeNamespaceListingTest {
                 assertThat(i.name()).isEqualTo(one);
                 assertThat(i.owner()).isEqualTo(OWNER);
             });
-            assertThat(victim.list("held/")).singleElement().satisfies(i -> assertThat(i.fencingToken())
-                    .isEqualTo(held.fencingToken()));
+            assertThat(victim.list("held/"))
+                    .singleElement()
+                    .satisfies(i -> assertThat(i.fencingToken()).isEqualTo(held.fencingToken()));
             System.out.printf("list over %d names: no match %d ms, all %d ms%n", NAMES, noneMillis, allMillis);
 
             // the held lock survived: same session, still valid, no loss reported, nobody else can take it

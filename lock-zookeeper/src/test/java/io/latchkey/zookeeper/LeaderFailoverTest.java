@@ -102,7 +102,9 @@ class LeaderFailoverTest {
             leader = zk.leader();
             zk.kill(leader);
             long atKill = increments.get();
-            Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(50))
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(50))
                     .until(() -> increments.get() >= atKill + 200);
             stop.set(true);
             for (Future<?> f : futures) {
@@ -119,7 +121,9 @@ class LeaderFailoverTest {
                 zk.restart(leader);
             }
         }
-        assertThat(detector.overlaps()).as("overlaps; first: %s", detector.firstOverlap()).isZero();
+        assertThat(detector.overlaps())
+                .as("overlaps; first: %s", detector.firstOverlap())
+                .isZero();
         assertThat(register.value()).isEqualTo(increments.get());
         assertThat(history.violations()).isEmpty();
         assertThat(history.size()).isGreaterThanOrEqualTo(400);

@@ -67,7 +67,8 @@ class LockPathsTest {
         assertThat(LockPaths.isContender(node)).isTrue();
         assertThat(LockPaths.ownerOf(node)).isEqualTo(owner);
         assertThat(LockPaths.hasMarker(node, LockPaths.marker(owner))).isTrue();
-        assertThat(LockPaths.hasMarker(node, LockPaths.marker("host/123/abcdefghij:4"))).isFalse();
+        assertThat(LockPaths.hasMarker(node, LockPaths.marker("host/123/abcdefghij:4")))
+                .isFalse();
         assertThat(LockPaths.sequence(node)).isEqualTo(7);
         assertThat(LockPaths.isContender("lk-x-12")).isFalse();
         assertThat(LockPaths.isContender("other-0000000001")).isFalse();
@@ -75,7 +76,8 @@ class LockPathsTest {
 
     @Test
     void contendersAreOrderedBySequenceNotByName() {
-        List<String> sorted = LockPaths.contenders(List.of("lk-b-0000000003", "lk-a-0000000010", "junk", "lk-c-0000000001"));
+        List<String> sorted =
+                LockPaths.contenders(List.of("lk-b-0000000003", "lk-a-0000000010", "junk", "lk-c-0000000001"));
         assertThat(sorted).containsExactly("lk-c-0000000001", "lk-b-0000000003", "lk-a-0000000010");
     }
 }

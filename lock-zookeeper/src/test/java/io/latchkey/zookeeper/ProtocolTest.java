@@ -89,7 +89,8 @@ class ProtocolTest {
             assertThat(nodes).hasSize(1);
             assertThat(LockPaths.ownerOf(nodes.get(0))).isEqualTo(h.owner());
             h.release();
-            assertThat(backend.curator().getChildren().forPath(backend.pathOf(name))).isEmpty();
+            assertThat(backend.curator().getChildren().forPath(backend.pathOf(name)))
+                    .isEmpty();
         }
     }
 
@@ -100,25 +101,32 @@ class ProtocolTest {
         assertThat(longest.getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSize(255);
         LockHandle h = client.lock(longest).tryAcquire().orElseThrow();
         assertThat(client.inspect(longest)).map(i -> i.name()).contains(longest);
-        assertThat(backend.curator().checkExists().forPath(backend.pathOf(longest))).isNotNull();
+        assertThat(backend.curator().checkExists().forPath(backend.pathOf(longest)))
+                .isNotNull();
         h.release();
     }
 
     @Test
     @DisplayName("a backend on the application's CuratorFramework works and never closes it")
     void applicationsCuratorIsUsedAndLeftOpen() throws Exception {
-        try (org.apache.curator.framework.CuratorFramework curator = org.apache.curator.framework.CuratorFrameworkFactory
-                .newClient(server.connectString(), new org.apache.curator.retry.RetryOneTime(100))) {
+        try (org.apache.curator.framework.CuratorFramework curator =
+                org.apache.curator.framework.CuratorFrameworkFactory.newClient(
+                        server.connectString(), new org.apache.curator.retry.RetryOneTime(100))) {
             curator.start();
-            assertThat(curator.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-            ZooKeeperLockBackend own = ZooKeeperLockBackend.builder(curator).basePath("/apps/one").build();
+            assertThat(curator.blockUntilConnected(10, java.util.concurrent.TimeUnit.SECONDS))
+                    .isTrue();
+            ZooKeeperLockBackend own =
+                    ZooKeeperLockBackend.builder(curator).basePath("/apps/one").build();
             String name = "external/" + UUID.randomUUID();
             try (LockClient locks = Latchkey.client(own)) {
                 LockHandle h = locks.lock(name).acquire(Duration.ofSeconds(5));
                 assertThat(curator.checkExists().forPath(own.pathOf(name))).isNotNull();
                 assertThat(own.pathOf(name)).startsWith("/apps/one/");
-                assertThat(client.lock(name).tryAcquire()).as("another base path is another lock").isPresent()
-                        .get().satisfies(LockHandle::release);
+                assertThat(client.lock(name).tryAcquire())
+                        .as("another base path is another lock")
+                        .isPresent()
+                        .get()
+                        .satisfies(LockHandle::release);
                 h.release();
             }
             assertThat(curator.getState()).isEqualTo(org.apache.curator.framework.imps.CuratorFrameworkState.STARTED);

@@ -77,7 +77,8 @@ class SessionFaultTest {
     }
 
     @Test
-    @DisplayName("an expired session reports SESSION_LOST, frees the lock for others, and the same client acquires again")
+    @DisplayName(
+            "an expired session reports SESSION_LOST, frees the lock for others, and the same client acquires again")
     void sessionExpiryIsReportedAndTheClientRecovers() throws Exception {
         ZooKeeperLockBackend backendA = Clients.backend(server.uri(), "10s", "3s");
         LockClient a = client(backendA);
@@ -104,12 +105,16 @@ class SessionFaultTest {
     }
 
     @Test
-    @DisplayName("a connection suspended past validUntil ends the handle before validUntil; its node is removed on reconnect")
+    @DisplayName(
+            "a connection suspended past validUntil ends the handle before validUntil; its node is removed on reconnect")
     void suspendedPastValidityLosesTheHandleAndCleansUp() throws Exception {
         ZooKeeperLockBackend backendA = Clients.backend(server.uri(), "20s", "1s");
         LockClient a = client(backendA);
         String name = name("suspended");
-        LockHandle h = a.lock(name, LockOptions.builder().lease(Duration.ofSeconds(3)).build()).tryAcquire().orElseThrow();
+        LockHandle h = a.lock(
+                        name, LockOptions.builder().lease(Duration.ofSeconds(3)).build())
+                .tryAcquire()
+                .orElseThrow();
         long session = Clients.sessionId(backendA);
         CompletableFuture<Instant[]> seen = new CompletableFuture<>();
         h.onLost(l -> seen.complete(new Instant[] {Instant.now(), h.validUntil()}));
@@ -139,12 +144,17 @@ class SessionFaultTest {
         LockClient b = open(Latchkey.connect(server.uri()));
         String name = name("back-in-time");
         Duration lease = Duration.ofSeconds(8);
-        LockHandle h = a.lock(name, LockOptions.builder().lease(lease).build()).tryAcquire().orElseThrow();
+        LockHandle h = a.lock(name, LockOptions.builder().lease(lease).build())
+                .tryAcquire()
+                .orElseThrow();
 
         server.control().stop();
         server.control().restart();
 
-        Awaitility.await().atMost(lease.multipliedBy(3)).during(lease.multipliedBy(2)).pollInterval(Duration.ofMillis(200))
+        Awaitility.await()
+                .atMost(lease.multipliedBy(3))
+                .during(lease.multipliedBy(2))
+                .pollInterval(Duration.ofMillis(200))
                 .until(() -> h.isValid() && !h.lost().toCompletableFuture().isDone());
         assertThat(b.lock(name).tryAcquire()).isEmpty();
         assertThat(h.release()).isTrue();
@@ -160,8 +170,12 @@ class SessionFaultTest {
         long session = Clients.sessionId(backendA);
 
         server.control().stop();
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !backendA.curator().getZookeeperClient().isConnected());
-        assertThatThrownBy(h::release).isInstanceOf(BackendUnavailableException.class).hasMessageContaining(name);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> !backendA.curator().getZookeeperClient().isConnected());
+        assertThatThrownBy(h::release)
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining(name);
         assertThat(a.held()).isEmpty();
         assertThat(h.isValid()).isFalse();
         assertThat(h.release()).isFalse();
@@ -181,11 +195,19 @@ class SessionFaultTest {
         String name = name("killed-holder");
         Duration sessionTimeout = Duration.ofSeconds(4);
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process holder = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                HolderProcess.class.getName(), server.uri(), name, sessionTimeout.toMillis() + "ms")
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process holder = new ProcessBuilder(
+                        java.toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        HolderProcess.class.getName(),
+                        server.uri(),
+                        name,
+                        sessionTimeout.toMillis() + "ms")
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
             CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
                 try {
                     return out.readLine();
@@ -202,7 +224,9 @@ class SessionFaultTest {
             long killedAt = System.nanoTime();
             assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
             assertThat(b.inspect(name)).map(i -> i.fencingToken()).contains(token);
-            assertThat(b.lock(name).tryAcquire()).as("the dead holder's session still binds the lock").isEmpty();
+            assertThat(b.lock(name).tryAcquire())
+                    .as("the dead holder's session still binds the lock")
+                    .isEmpty();
 
             Optional<LockHandle> next = b.lock(name).tryAcquire(sessionTimeout.plusSeconds(10));
             long took = System.nanoTime() - killedAt;
@@ -219,7 +243,8 @@ class SessionFaultTest {
     @Test
     @DisplayName("a create whose reply is lost is recognised on retry: one node, no orphan blocks the next owner")
     void lostCreateReplyLeavesNoOrphan() throws Exception {
-        try (ZkProxy proxy = new ZkProxy("127.0.0.1", Integer.parseInt(server.connectString().split(":")[1]))) {
+        try (ZkProxy proxy =
+                new ZkProxy("127.0.0.1", Integer.parseInt(server.connectString().split(":")[1]))) {
             ZooKeeperLockBackend backendA = Clients.backend("zookeeper://" + proxy.connectString(), "20s", "3s");
             LockClient a = client(backendA);
             LockClient b = open(Latchkey.connect(server.uri()));
@@ -229,7 +254,9 @@ class SessionFaultTest {
             proxy.loseNextCreateReply();
             LockHandle h = a.lock(name).tryAcquire(Duration.ofSeconds(20)).orElseThrow();
             assertThat(proxy.lostReplies()).isEqualTo(1);
-            assertThat(proxy.lostReplyError()).as("the create whose reply was lost succeeded on the server").isZero();
+            assertThat(proxy.lostReplyError())
+                    .as("the create whose reply was lost succeeded on the server")
+                    .isZero();
             List<String> nodes = backendA.curator().getChildren().forPath(backendA.pathOf(name));
             assertThat(nodes).as("one contender node, the adopted one").hasSize(1);
             assertThat(b.inspect(name)).map(i -> i.fencingToken()).contains(h.fencingToken());
@@ -239,9 +266,11 @@ class SessionFaultTest {
     }
 
     @Test
-    @DisplayName("a create whose reply is lost while the client cannot reconnect fails, and its node is removed once it can")
+    @DisplayName(
+            "a create whose reply is lost while the client cannot reconnect fails, and its node is removed once it can")
     void lostCreateReplyWithoutReconnectionIsCleanedUp() throws Exception {
-        try (ZkProxy proxy = new ZkProxy("127.0.0.1", Integer.parseInt(server.connectString().split(":")[1]))) {
+        try (ZkProxy proxy =
+                new ZkProxy("127.0.0.1", Integer.parseInt(server.connectString().split(":")[1]))) {
             ZooKeeperLockBackend backendA = Clients.backend("zookeeper://" + proxy.connectString(), "20s", "1s");
             LockClient a = client(backendA);
             LockClient b = open(Latchkey.connect(server.uri()));
@@ -253,7 +282,9 @@ class SessionFaultTest {
             proxy.refuseConnectionsFor(60_000);
             assertThatThrownBy(() -> a.lock(name).tryAcquire()).isInstanceOf(BackendUnavailableException.class);
             assertThat(proxy.awaitReplyLost(5000)).isTrue();
-            assertThat(proxy.lostReplyError()).as("the create whose reply was lost succeeded on the server").isZero();
+            assertThat(proxy.lostReplyError())
+                    .as("the create whose reply was lost succeeded on the server")
+                    .isZero();
             assertThat(b.inspect(name)).as("the node the client never heard of").isPresent();
             assertThat(b.lock(name).tryAcquire()).isEmpty();
             assertThat(backendA.noOrphansPending()).isFalse();

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 class UnreachableZooKeeperTest {
     /** Slack over the connect timeout: a reason probe (at most 1 s) and a loaded machine. Generous by design. */
     private static final long SLACK_MILLIS = 3000;
+
     private static SilentPorts silent;
     private static int closedPort;
 
@@ -43,7 +44,8 @@ class UnreachableZooKeeperTest {
     @DisplayName("closed port: one line within connectTimeout (default 5s), nothing logged")
     void closedPort() throws Exception {
         ConnectProbe.Result p = probe("zookeeper://127.0.0.1:" + closedPort, 2000);
-        assertThat(p.error()).startsWith("cannot reach zookeeper://127.0.0.1:" + closedPort + " within 5s: ")
+        assertThat(p.error())
+                .startsWith("cannot reach zookeeper://127.0.0.1:" + closedPort + " within 5s: ")
                 .contains("refused");
         assertThat(p.elapsedMillis()).isLessThan(5000 + SLACK_MILLIS);
         assertThat(p.stderr()).as("stderr of the probe JVM").isEmpty();
@@ -55,7 +57,8 @@ class UnreachableZooKeeperTest {
         // sessionTimeout 6s: the ZooKeeper client's own handshake timeout, after which its thread gives up; the
         // probe lingers past it, so a late log line would be seen
         ConnectProbe.Result p = probe("zookeeper://127.0.0.1:" + silent.port() + "?sessionTimeout=6s", 8000);
-        assertThat(p.error()).startsWith("cannot reach zookeeper://127.0.0.1:" + silent.port() + " within 5s: ")
+        assertThat(p.error())
+                .startsWith("cannot reach zookeeper://127.0.0.1:" + silent.port() + " within 5s: ")
                 .contains("did not answer");
         assertThat(p.elapsedMillis()).isLessThan(5000 + SLACK_MILLIS);
         assertThat(p.stderr()).as("stderr of the probe JVM").isEmpty();
@@ -65,20 +68,21 @@ class UnreachableZooKeeperTest {
     @DisplayName("connectTimeout is the setting (map or query); connectionTimeout stays as its alias")
     void connectTimeoutSetting() {
         long t0 = System.nanoTime();
-        assertThatThrownBy(() -> Latchkey.connect("zookeeper://127.0.0.1:" + silent.port()
-                + "?connectTimeout=1s"))
+        assertThatThrownBy(() -> Latchkey.connect("zookeeper://127.0.0.1:" + silent.port() + "?connectTimeout=1s"))
                 .isInstanceOf(BackendUnavailableException.class)
                 .hasMessageStartingWith("cannot reach zookeeper://127.0.0.1:" + silent.port() + " within 1s: ");
         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(1000 + SLACK_MILLIS);
         t0 = System.nanoTime();
-        assertThatThrownBy(() -> Latchkey.connect(URI.create("zookeeper://127.0.0.1:" + closedPort),
-                Map.of("connectionTimeout", "1500ms")))
+        assertThatThrownBy(() -> Latchkey.connect(
+                        URI.create("zookeeper://127.0.0.1:" + closedPort), Map.of("connectionTimeout", "1500ms")))
                 .isInstanceOf(BackendUnavailableException.class)
                 .hasMessageStartingWith("cannot reach zookeeper://127.0.0.1:" + closedPort + " within 1.5s: ");
         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(1500 + SLACK_MILLIS);
-        assertThatThrownBy(() -> Latchkey.connect(URI.create("zookeeper://127.0.0.1:" + closedPort),
-                Map.of("connectionTimeout", "1s", "connectTimeout", "2s")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connectTimeout");
+        assertThatThrownBy(() -> Latchkey.connect(
+                        URI.create("zookeeper://127.0.0.1:" + closedPort),
+                        Map.of("connectionTimeout", "1s", "connectTimeout", "2s")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("connectTimeout");
     }
 
     /** The probe JVM at a command-line user's levels (lock-cli's simplelogger.properties): WARN for every library. */

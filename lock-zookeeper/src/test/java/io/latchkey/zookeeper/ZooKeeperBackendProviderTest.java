@@ -20,40 +20,59 @@ class ZooKeeperBackendProviderTest {
         assertThat(p.basePath).isEqualTo("/apps/x/locks");
         assertThat(p.digest).isEqualTo("app:s@cret");
         assertThat(p.settings.sessionTimeout()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(ZooKeeperBackendProvider.parse(URI.create("zookeeper://h:1"), Map.of()).basePath).isEqualTo("/latchkey");
-        assertThat(ZooKeeperBackendProvider.parse(URI.create("zookeeper://h:1/"), Map.of()).basePath).isEqualTo("/latchkey");
+        assertThat(ZooKeeperBackendProvider.parse(URI.create("zookeeper://h:1"), Map.of()).basePath)
+                .isEqualTo("/latchkey");
+        assertThat(ZooKeeperBackendProvider.parse(URI.create("zookeeper://h:1/"), Map.of()).basePath)
+                .isEqualTo("/latchkey");
     }
 
     @Test
     void rejectsBadUrisAndSettingsSayingWhatIsAllowed() {
         assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1"), Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("host:port");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("host:port");
         assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:99999"), Map.of()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between 1 and 65535");
-        assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:1"), Map.of("colour", "red")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("known settings");
-        assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:1?sessionTimeout=5s"),
-                Map.of("sessionTimeout", "6s"))).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("once");
-        assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:1"), Map.of("sessionTimeout", "soon")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sessionTimeout");
-        assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:1"),
-                Map.of("sessionTimeout", "2s", "connectionTimeout", "3s"))).isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("between 1 and 65535");
+        assertThatThrownBy(
+                        () -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:1"), Map.of("colour", "red")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("known settings");
+        assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(
+                        URI.create("zookeeper://h1:1?sessionTimeout=5s"), Map.of("sessionTimeout", "6s")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("once");
+        assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(
+                        URI.create("zookeeper://h1:1"), Map.of("sessionTimeout", "soon")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sessionTimeout");
+        assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(
+                        URI.create("zookeeper://h1:1"), Map.of("sessionTimeout", "2s", "connectionTimeout", "3s")))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("must not exceed");
-        assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:1"), Map.of("basePath", "/")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("below the root");
-        assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:1"), Map.of("basePath", "/zookeeper/x")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reserves");
+        assertThatThrownBy(
+                        () -> ZooKeeperBackendProvider.parse(URI.create("zookeeper://h1:1"), Map.of("basePath", "/")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("below the root");
+        assertThatThrownBy(() -> ZooKeeperBackendProvider.parse(
+                        URI.create("zookeeper://h1:1"), Map.of("basePath", "/zookeeper/x")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("reserves");
         assertThatThrownBy(() -> ZooKeeperSettings.builder().sessionTimeout(Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("between");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("between");
     }
 
     @Test
     void anUnreachableServerFailsFastWithoutThePassword() {
         int port = freePort();
-        assertThatThrownBy(() -> new ZooKeeperBackendProvider().create(
-                URI.create("zookeeper://app:topsecret@127.0.0.1:" + port), Map.of("connectionTimeout", "300ms")))
+        assertThatThrownBy(() -> new ZooKeeperBackendProvider()
+                        .create(
+                                URI.create("zookeeper://app:topsecret@127.0.0.1:" + port),
+                                Map.of("connectionTimeout", "300ms")))
                 .isInstanceOf(BackendUnavailableException.class)
-                .hasMessageStartingWith("cannot reach zookeeper://127.0.0.1:" + port + " within 300ms: connection refused")
+                .hasMessageStartingWith(
+                        "cannot reach zookeeper://127.0.0.1:" + port + " within 300ms: connection refused")
                 .hasMessageNotContaining("topsecret");
     }
 

@@ -1,12 +1,12 @@
 package io.latchkey.zookeeper;
 
-import io.latchkey.tck.faults.ConnectProbe;
-import io.latchkey.tck.faults.DeadEndpoints;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
+import io.latchkey.tck.faults.ConnectProbe;
+import io.latchkey.tck.faults.DeadEndpoints;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServer;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServers;
 import java.util.ArrayList;
@@ -52,13 +52,17 @@ class ZooKeeperSecretsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"user:" + SECRET + "@", ":" + SECRET + "@", SECRET + "@", "user:S3cret%40Pw@", "S3cret%40Pw@"})
+    @ValueSource(
+            strings = {"user:" + SECRET + "@", ":" + SECRET + "@", SECRET + "@", "user:S3cret%40Pw@", "S3cret%40Pw@"})
     @DisplayName("no password in backend(), messages or causes, connected or not")
     void noPasswordAnywhere(String userInfo) {
         String hostPort = server.connectString();
         Throwable parse = null;
         try (LockClient c = Latchkey.connect("zookeeper://" + userInfo + hostPort)) {
-            assertThat(c.backend()).doesNotContain(SECRET).doesNotContain("S3cret%40Pw").doesNotContain("S3cret@Pw");
+            assertThat(c.backend())
+                    .doesNotContain(SECRET)
+                    .doesNotContain("S3cret%40Pw")
+                    .doesNotContain("S3cret@Pw");
             assertThat(c.lock("secrets/x").tryAcquire()).isPresent();
         } catch (IllegalArgumentException e) {
             parse = e; // pw@ (no colon) is not a digest credential: rejected, without echoing it
@@ -67,13 +71,15 @@ class ZooKeeperSecretsTest {
             assertThat(userInfo).doesNotContain(":");
             assertThat(texts(parse)).noneMatch(s -> s.contains("S3cret"));
         }
-        Throwable unreachable = catchThrowable(() -> Latchkey.connect("zookeeper://" + userInfo + "127.0.0.1:" + closedPort));
+        Throwable unreachable =
+                catchThrowable(() -> Latchkey.connect("zookeeper://" + userInfo + "127.0.0.1:" + closedPort));
         assertThat(unreachable).isNotNull();
         assertThat(texts(unreachable)).noneMatch(s -> s.contains("S3cret"));
-        Throwable unknownSetting = catchThrowable(() -> Latchkey.connect("zookeeper://" + hostPort + "?password=" + SECRET));
+        Throwable unknownSetting =
+                catchThrowable(() -> Latchkey.connect("zookeeper://" + hostPort + "?password=" + SECRET));
         assertThat(texts(unknownSetting)).noneMatch(s -> s.contains("S3cret"));
-        Throwable unknownInMap = catchThrowable(() -> Latchkey.connect(java.net.URI.create("zookeeper://" + hostPort),
-                Map.of("password", SECRET)));
+        Throwable unknownInMap = catchThrowable(
+                () -> Latchkey.connect(java.net.URI.create("zookeeper://" + hostPort), Map.of("password", SECRET)));
         assertThat(texts(unknownInMap)).noneMatch(s -> s.contains("S3cret"));
     }
 
@@ -81,8 +87,7 @@ class ZooKeeperSecretsTest {
     @ValueSource(strings = {"user:" + SECRET + "@", ":" + SECRET + "@", "user:S3cret%40Pw@"})
     @DisplayName("nothing logged at DEBUG (any library) carries the password, through connect, acquire, inspect, list")
     void noPasswordInDebugLogs(String userInfo) throws Exception {
-        ConnectProbe.Result p = ConnectProbe.run("debug", "zookeeper://" + userInfo
-                + server.connectString(), 0);
+        ConnectProbe.Result p = ConnectProbe.run("debug", "zookeeper://" + userInfo + server.connectString(), 0);
         assertThat(p.stdout()).anyMatch(l -> l.startsWith("CONNECTED ")).anyMatch(l -> l.startsWith("HELD "));
         assertThat(p.stderr()).as("DEBUG output").isNotEmpty();
         assertThat(p.stdout()).noneMatch(l -> l.contains("S3cret"));

@@ -4,11 +4,11 @@ import io.latchkey.spi.LockBackend;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
 import io.latchkey.tck.TckSettings;
-import java.time.Duration;
 import io.latchkey.zookeeper.fixtures.EmbeddedZooKeeper;
 import io.latchkey.zookeeper.fixtures.SessionKiller;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServer;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -23,8 +23,8 @@ abstract class ZooKeeperTckBase extends LockBackendTck {
 
     @Override
     protected LockBackend newBackend() {
-        return new ZooKeeperBackendProvider().create(URI.create(server().uri()),
-                Map.of("sessionTimeout", "30s", "connectionTimeout", "3s"));
+        return new ZooKeeperBackendProvider()
+                .create(URI.create(server().uri()), Map.of("sessionTimeout", "30s", "connectionTimeout", "3s"));
     }
 
     /**
@@ -33,7 +33,9 @@ abstract class ZooKeeperTckBase extends LockBackendTck {
      */
     @Override
     protected TckSettings settings() {
-        return TckSettings.defaults().toBuilder().shortLease(Duration.ofSeconds(2)).build();
+        return TckSettings.defaults().toBuilder()
+                .shortLease(Duration.ofSeconds(2))
+                .build();
     }
 
     @Override

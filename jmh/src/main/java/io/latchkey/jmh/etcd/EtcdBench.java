@@ -14,10 +14,10 @@ import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.support.CloseableClient;
 import io.etcd.jetcd.watch.WatchEvent;
+import io.grpc.stub.StreamObserver;
 import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.etcd.fixtures.EtcdCluster;
-import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
@@ -32,8 +32,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * Lock service, the raw-protocol baseline, and a recorder of release-to-acquire hand-off gaps.
  */
 final class EtcdBench {
-    private EtcdBench() {
-    }
+    private EtcdBench() {}
 
     static LockClient latchkey(EtcdCluster etcd) {
         return Latchkey.connect(etcd.uri(), Map.of("leaseTtl", "30s"));
@@ -53,9 +52,14 @@ final class EtcdBench {
             client = etcd.newClient();
             lease = client.getLeaseClient().grant(30).get(10, TimeUnit.SECONDS).getID();
             keepAlive = client.getLeaseClient().keepAlive(lease, new StreamObserver<LeaseKeepAliveResponse>() {
-                @Override public void onNext(LeaseKeepAliveResponse r) { }
-                @Override public void onError(Throwable t) { }
-                @Override public void onCompleted() { }
+                @Override
+                public void onNext(LeaseKeepAliveResponse r) {}
+
+                @Override
+                public void onError(Throwable t) {}
+
+                @Override
+                public void onCompleted() {}
             });
         }
 
@@ -79,7 +83,8 @@ final class EtcdBench {
         private final ByteSequence key;
         private final ByteSequence value;
         private final long lease;
-        private static final WatchOption DELETES = WatchOption.builder().withNoPut(true).withCreateNotify(true).build();
+        private static final WatchOption DELETES =
+                WatchOption.builder().withNoPut(true).withCreateNotify(true).build();
 
         RawLock(Client client, String key, String value, long lease) {
             this.kv = client.getKVClient();
@@ -90,9 +95,12 @@ final class EtcdBench {
         }
 
         boolean tryLock() throws Exception {
-            TxnResponse r = kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.version(0)))
-                    .Then(Op.put(key, value, PutOption.builder().withLeaseId(lease).build()))
-                    .commit().get(10, TimeUnit.SECONDS);
+            TxnResponse r = kv.txn()
+                    .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.version(0)))
+                    .Then(Op.put(
+                            key, value, PutOption.builder().withLeaseId(lease).build()))
+                    .commit()
+                    .get(10, TimeUnit.SECONDS);
             return r.isSucceeded();
         }
 
@@ -163,8 +171,13 @@ final class EtcdBench {
                 }
                 long[] s = Arrays.copyOf(gaps, size);
                 Arrays.sort(s);
-                return String.format("%s: %d hand-offs, release-to-acquire p50 %.2f ms, p90 %.2f ms, p99 %.2f ms",
-                        what, size, s[size / 2] / 1e6, s[(int) (size * 0.90)] / 1e6, s[Math.min(size - 1, (int) (size * 0.99))] / 1e6);
+                return String.format(
+                        "%s: %d hand-offs, release-to-acquire p50 %.2f ms, p90 %.2f ms, p99 %.2f ms",
+                        what,
+                        size,
+                        s[size / 2] / 1e6,
+                        s[(int) (size * 0.90)] / 1e6,
+                        s[Math.min(size - 1, (int) (size * 0.99))] / 1e6);
             } finally {
                 lock.unlock();
             }

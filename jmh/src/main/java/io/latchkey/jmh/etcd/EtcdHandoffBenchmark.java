@@ -117,7 +117,8 @@ public class EtcdHandoffBenchmark {
 
     @Benchmark
     public ByteSequence jetcdLock(Contender c) throws Exception {
-        LockResponse r = c.jetcd.client.getLockClient().lock(c.jetcdName, c.jetcd.lease).get(60, TimeUnit.SECONDS);
+        LockResponse r =
+                c.jetcd.client.getLockClient().lock(c.jetcdName, c.jetcd.lease).get(60, TimeUnit.SECONDS);
         gaps.afterAcquire();
         gaps.beforeRelease();
         c.jetcd.client.getLockClient().unlock(r.getKey()).get(60, TimeUnit.SECONDS);

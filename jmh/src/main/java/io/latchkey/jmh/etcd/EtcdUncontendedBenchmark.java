@@ -121,7 +121,8 @@ public class EtcdUncontendedBenchmark {
     }
 
     private ByteSequence jetcdCycle(PerThread t) throws Exception {
-        LockResponse r = jetcd.client.getLockClient().lock(t.jetcdName, jetcd.lease).get(10, TimeUnit.SECONDS);
+        LockResponse r =
+                jetcd.client.getLockClient().lock(t.jetcdName, jetcd.lease).get(10, TimeUnit.SECONDS);
         jetcd.client.getLockClient().unlock(r.getKey()).get(10, TimeUnit.SECONDS);
         return r.getKey();
     }

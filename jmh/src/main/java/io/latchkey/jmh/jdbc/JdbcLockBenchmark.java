@@ -1,18 +1,18 @@
 package io.latchkey.jmh.jdbc;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.Fairness;
 import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
 import io.latchkey.LockOptions;
 import io.latchkey.RetryStrategy;
-import io.latchkey.Fairness;
 import io.latchkey.jdbc.JdbcLockBackend;
+import io.latchkey.jdbc.JdbcMode;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.LockBackend;
-import io.latchkey.jdbc.JdbcMode;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -85,7 +85,9 @@ public class JdbcLockBenchmark {
         client = Latchkey.client(backend);
         raw = new RawSql(db.dialect, m, table);
         shared = "shared-" + NAMES.incrementAndGet();
-        waiting = LockOptions.builder().retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20))).build();
+        waiting = LockOptions.builder()
+                .retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20)))
+                .build();
         warm(shared);
     }
 
@@ -160,7 +162,8 @@ public class JdbcLockBenchmark {
     }
 
     private static long spiCycle(LockBackend spi, Own own) {
-        AcquireResult r = spi.tryAcquire(new AcquireRequest(own.name, own.owner + ":spi:" + own.cycle++, LEASE, Fairness.NONE));
+        AcquireResult r =
+                spi.tryAcquire(new AcquireRequest(own.name, own.owner + ":spi:" + own.cycle++, LEASE, Fairness.NONE));
         if (!(r instanceof Grant g)) {
             throw new IllegalStateException("uncontended lock was busy: " + r);
         }
@@ -202,8 +205,11 @@ public class JdbcLockBenchmark {
 
         @Setup(Level.Trial)
         public void open(JdbcLockBenchmark b) {
-            client = Latchkey.client(JdbcLockBackend.builder(b.db.pool).mode(JdbcMode.valueOf(b.mode))
-                    .table("jmh_" + b.mode.toLowerCase(Locale.ROOT)).createTable(false).build());
+            client = Latchkey.client(JdbcLockBackend.builder(b.db.pool)
+                    .mode(JdbcMode.valueOf(b.mode))
+                    .table("jmh_" + b.mode.toLowerCase(Locale.ROOT))
+                    .createTable(false)
+                    .build());
         }
 
         @TearDown(Level.Trial)
@@ -237,7 +243,7 @@ public class JdbcLockBenchmark {
             }
         }
         Iterator<Duration> backoff = waiting.retry().delays(); // the jittered 1-20 ms backoff Latchkey is given
-        for (;;) {
+        for (; ; ) {
             try (Connection c = db.pool.getConnection()) {
                 long token = raw.tryLease(c, shared, owner);
                 if (token > 0) {

@@ -78,11 +78,16 @@ public class JdbcPeersBenchmark {
     @Setup(Level.Trial)
     public void open() throws SQLException {
         db = new JdbcDatabase(dialect, 20);
-        latchkey = Latchkey.client(JdbcLockBackend.builder(db.pool).table("jmh_peers_latchkey").build());
-        waiting = LockOptions.builder().retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20))).build();
+        latchkey = Latchkey.client(
+                JdbcLockBackend.builder(db.pool).table("jmh_peers_latchkey").build());
+        waiting = LockOptions.builder()
+                .retry(RetryStrategy.exponential(Duration.ofMillis(1), Duration.ofMillis(20)))
+                .build();
         createPeerTables();
         shedlock = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
-                .withJdbcTemplate(new JdbcTemplate(db.pool)).usingDbTime().build());
+                .withJdbcTemplate(new JdbcTemplate(db.pool))
+                .usingDbTime()
+                .build());
         springRepository = new DefaultLockRepository(db.pool);
         springRepository.setTransactionManager(new DataSourceTransactionManager(db.pool));
         springRepository.afterPropertiesSet();
@@ -95,11 +100,14 @@ public class JdbcPeersBenchmark {
         boolean pg = db.dialect == Dialect.POSTGRESQL;
         String time = pg ? "TIMESTAMP" : "TIMESTAMP(3)";
         String springTime = pg ? "TIMESTAMP" : "DATETIME(6)";
-        try (Connection c = db.pool.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS shedlock (name VARCHAR(64) NOT NULL, lock_until " + time + " NOT NULL,"
-                    + " locked_at " + time + " NOT NULL, locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
+        try (Connection c = db.pool.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute(
+                    "CREATE TABLE IF NOT EXISTS shedlock (name VARCHAR(64) NOT NULL, lock_until " + time + " NOT NULL,"
+                            + " locked_at " + time + " NOT NULL, locked_by VARCHAR(255) NOT NULL, PRIMARY KEY (name))");
             s.execute("CREATE TABLE IF NOT EXISTS INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100) NOT NULL,"
-                    + " CLIENT_ID CHAR(36), CREATED_DATE " + springTime + " NOT NULL, EXPIRED_AFTER " + springTime + " NOT NULL,"
+                    + " CLIENT_ID CHAR(36), CREATED_DATE " + springTime + " NOT NULL, EXPIRED_AFTER " + springTime
+                    + " NOT NULL,"
                     + " CONSTRAINT INT_LOCK_PK PRIMARY KEY (LOCK_KEY, REGION))");
         }
     }
@@ -151,7 +159,8 @@ public class JdbcPeersBenchmark {
     }
 
     private static long latchkeyCycle(Own own) {
-        LockHandle h = own.latchkeyLock.tryAcquire().orElseThrow(() -> new IllegalStateException("uncontended lock was busy"));
+        LockHandle h =
+                own.latchkeyLock.tryAcquire().orElseThrow(() -> new IllegalStateException("uncontended lock was busy"));
         long token = h.fencingToken();
         h.release();
         return token;
@@ -176,7 +185,7 @@ public class JdbcPeersBenchmark {
     public int shedlock_handoff_8threads() throws InterruptedException {
         LockConfiguration config = new LockConfiguration(Instant.now(), shared, LEASE, Duration.ZERO);
         Iterator<Duration> backoff = waiting.retry().delays(); // the jittered 1-20 ms backoff Latchkey is given
-        for (;;) {
+        for (; ; ) {
             Optional<SimpleLock> lock = shedlock.lock(config);
             if (lock.isPresent()) {
                 lock.get().unlock();
@@ -187,7 +196,8 @@ public class JdbcPeersBenchmark {
     }
 
     private int shedlockCycle(LockConfiguration config) {
-        SimpleLock lock = shedlock.lock(config).orElseThrow(() -> new IllegalStateException("uncontended ShedLock was busy"));
+        SimpleLock lock =
+                shedlock.lock(config).orElseThrow(() -> new IllegalStateException("uncontended ShedLock was busy"));
         lock.unlock();
         return 1;
     }

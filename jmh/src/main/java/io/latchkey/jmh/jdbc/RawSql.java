@@ -31,7 +31,8 @@ final class RawSql {
         if (mode == JdbcMode.LEASE) {
             switch (dialect) {
                 case POSTGRESQL -> {
-                    acquire = "WITH up AS (INSERT INTO " + table + " AS l (ns, name, owner, token, acquired_at, expires_at)"
+                    acquire = "WITH up AS (INSERT INTO " + table
+                            + " AS l (ns, name, owner, token, acquired_at, expires_at)"
                             + " VALUES (?, ?, ?, 1, now(), now() + ? * interval '1 microsecond')"
                             + " ON CONFLICT (ns, name) DO UPDATE SET"
                             + " token = CASE WHEN l.owner = EXCLUDED.owner AND l.expires_at > now() THEN l.token ELSE l.token + 1 END,"
@@ -42,7 +43,8 @@ final class RawSql {
                             + " CAST(EXTRACT(EPOCH FROM (expires_at - now())) * 1000000 AS BIGINT) FROM " + table
                             + " WHERE ns = ? AND name = ? AND NOT EXISTS (SELECT 1 FROM up)";
                     waitingAcquire = null;
-                    release = "WITH r AS (UPDATE " + table + " SET owner = NULL, expires_at = NULL WHERE ns = ? AND name = ?"
+                    release = "WITH r AS (UPDATE " + table
+                            + " SET owner = NULL, expires_at = NULL WHERE ns = ? AND name = ?"
                             + " AND owner = ? AND token = ? AND expires_at > now() RETURNING ns, name)"
                             + " SELECT count(*) FROM r, LATERAL (SELECT pg_notify(?, r.ns || '/' || r.name)) n";
                 }
@@ -51,17 +53,20 @@ final class RawSql {
                     acquire = "INSERT INTO " + table + " (ns, name, owner, token, acquired_at, expires_at, released_by)"
                             + " VALUES (?, ?, ?, LAST_INSERT_ID(1), UTC_TIMESTAMP(6), UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, NULL)"
                             + " ON DUPLICATE KEY UPDATE"
-                            + " token = IF(" + free + ", LAST_INSERT_ID(token + 1), IF(owner = VALUES(owner), LAST_INSERT_ID(token), token + LAST_INSERT_ID(0))),"
+                            + " token = IF(" + free
+                            + ", LAST_INSERT_ID(token + 1), IF(owner = VALUES(owner), LAST_INSERT_ID(token), token + LAST_INSERT_ID(0))),"
                             + " acquired_at = IF(" + free + ", VALUES(acquired_at), acquired_at),"
                             + " released_by = IF(" + free + ", NULL, released_by),"
                             + " owner = IF(" + free + ", VALUES(owner), owner),"
                             + " expires_at = IF(" + free + " OR owner = VALUES(owner), VALUES(expires_at), expires_at)";
                     waitingAcquire = null;
-                    release = "UPDATE " + table + " SET owner = NULL, expires_at = NULL WHERE ns = ? AND name = ? AND owner = ?"
+                    release = "UPDATE " + table
+                            + " SET owner = NULL, expires_at = NULL WHERE ns = ? AND name = ? AND owner = ?"
                             + " AND token = ? AND expires_at > UTC_TIMESTAMP(6)";
                 }
                 default -> {
-                    acquire = "SELECT token FROM FINAL TABLE (MERGE INTO " + table + " l USING (VALUES (CAST(? AS VARCHAR(64)),"
+                    acquire = "SELECT token FROM FINAL TABLE (MERGE INTO " + table
+                            + " l USING (VALUES (CAST(? AS VARCHAR(64)),"
                             + " CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(255)), CAST(? AS BIGINT))) v(ns, name, owner, micros)"
                             + " ON l.ns = v.ns AND l.name = v.name"
                             + " WHEN MATCHED AND (l.expires_at IS NULL OR l.expires_at <= CURRENT_TIMESTAMP OR l.owner = v.owner) THEN UPDATE SET"
@@ -71,7 +76,8 @@ final class RawSql {
                             + " WHEN NOT MATCHED THEN INSERT (ns, name, owner, token, acquired_at, expires_at)"
                             + " VALUES (v.ns, v.name, v.owner, 1, CURRENT_TIMESTAMP, DATEADD(MICROSECOND, v.micros, CURRENT_TIMESTAMP)))";
                     waitingAcquire = null;
-                    release = "UPDATE " + table + " SET owner = NULL, expires_at = NULL WHERE ns = ? AND name = ? AND owner = ?"
+                    release = "UPDATE " + table
+                            + " SET owner = NULL, expires_at = NULL WHERE ns = ? AND name = ? AND owner = ?"
                             + " AND token = ? AND expires_at > CURRENT_TIMESTAMP";
                 }
             }
@@ -84,14 +90,16 @@ final class RawSql {
                             + " token = l.token + 1, acquired_at = EXCLUDED.acquired_at, holder_session = EXCLUDED.holder_session,"
                             + " released_by = NULL RETURNING token";
                     release = "SELECT pg_advisory_unlock(?)";
-                    waitingAcquire = "WITH w AS (SELECT pg_advisory_lock(?)) INSERT INTO " + table + " AS l (ns, name, owner, token,"
+                    waitingAcquire = "WITH w AS (SELECT pg_advisory_lock(?)) INSERT INTO " + table
+                            + " AS l (ns, name, owner, token,"
                             + " acquired_at, holder_session) SELECT CAST(? AS VARCHAR(64)), CAST(? AS TEXT), CAST(? AS TEXT), 1, now(),"
                             + " pg_backend_pid() FROM w ON CONFLICT (ns, name) DO UPDATE SET owner = EXCLUDED.owner,"
                             + " token = l.token + 1, acquired_at = EXCLUDED.acquired_at, holder_session = EXCLUDED.holder_session,"
                             + " released_by = NULL RETURNING token";
                 }
                 case MARIADB -> {
-                    acquire = "INSERT INTO " + table + " (ns, name, owner, token, acquired_at, holder_session, released_by)"
+                    acquire = "INSERT INTO " + table
+                            + " (ns, name, owner, token, acquired_at, holder_session, released_by)"
                             + " SELECT ?, ?, ?, LAST_INSERT_ID(1), UTC_TIMESTAMP(6), CONNECTION_ID(), NULL FROM DUAL WHERE GET_LOCK(?, 0) = 1"
                             + " ON DUPLICATE KEY UPDATE token = LAST_INSERT_ID(token + 1), owner = VALUES(owner),"
                             + " acquired_at = VALUES(acquired_at), holder_session = VALUES(holder_session), released_by = NULL";
@@ -99,7 +107,8 @@ final class RawSql {
                     waitingAcquire = acquire.replace("GET_LOCK(?, 0)", "GET_LOCK(?, 60)");
                 }
                 default -> {
-                    acquire = "SELECT token FROM FINAL TABLE (UPDATE " + table + " SET owner = ?, token = NEXT VALUE FOR " + table
+                    acquire = "SELECT token FROM FINAL TABLE (UPDATE " + table
+                            + " SET owner = ?, token = NEXT VALUE FOR " + table
                             + "_token_seq, acquired_at = CURRENT_TIMESTAMP, holder_session = SESSION_ID(), released_by = NULL"
                             + " WHERE ns = ? AND name = ?)";
                     release = null; // ROLLBACK
@@ -154,8 +163,10 @@ final class RawSql {
                 return rs.getLong(1);
             }
         } catch (SQLException e) {
-            if (dialect == Dialect.H2 && (e.getErrorCode() == 50200 || e.getErrorCode() == 90131
-                    || (e.getSQLState() != null && e.getSQLState().startsWith("23")))) {
+            if (dialect == Dialect.H2
+                    && (e.getErrorCode() == 50200
+                            || e.getErrorCode() == 90131
+                            || (e.getSQLState() != null && e.getSQLState().startsWith("23")))) {
                 return -1; // a concurrent MERGE on the same row won (Latchkey treats it the same way)
             }
             throw e;
@@ -227,7 +238,8 @@ final class RawSql {
             }
             case MARIADB -> {
                 String lockName = "raw_" + Long.toHexString(key(name));
-                try (PreparedStatement ps = c.prepareStatement(wait ? waitingAcquire : acquire, Statement.RETURN_GENERATED_KEYS)) {
+                try (PreparedStatement ps =
+                        c.prepareStatement(wait ? waitingAcquire : acquire, Statement.RETURN_GENERATED_KEYS)) {
                     ps.setBytes(1, new byte[0]);
                     ps.setBytes(2, name.getBytes(StandardCharsets.UTF_8));
                     ps.setString(3, owner);

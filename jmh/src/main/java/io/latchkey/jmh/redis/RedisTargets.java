@@ -58,11 +58,13 @@ final class RedisTargets implements AutoCloseable {
             }
         }
         this.deleteSha = sha;
-        this.rawExecutor = redlock ? Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "raw-redlock");
-            t.setDaemon(true);
-            return t;
-        }) : null;
+        this.rawExecutor = redlock
+                ? Executors.newCachedThreadPool(r -> {
+                    Thread t = new Thread(r, "raw-redlock");
+                    t.setDaemon(true);
+                    return t;
+                })
+                : null;
     }
 
     String latchkeyUri() {
@@ -78,8 +80,10 @@ final class RedisTargets implements AutoCloseable {
         List<RedissonClient> out = new ArrayList<>();
         for (RunningServer s : servers) {
             Config c = new Config();
-            c.useSingleServer().setAddress("redis://" + s.endpoint().hostAndPort())
-                    .setConnectionPoolSize(POOL).setConnectionMinimumIdleSize(8);
+            c.useSingleServer()
+                    .setAddress("redis://" + s.endpoint().hostAndPort())
+                    .setConnectionPoolSize(POOL)
+                    .setConnectionMinimumIdleSize(8);
             RedissonClient client = Redisson.create(c);
             out.add(client);
             redisson.add(client);
@@ -106,11 +110,13 @@ final class RedisTargets implements AutoCloseable {
         }
         List<CompletableFuture<Boolean>> replies = new ArrayList<>();
         for (JedisPool pool : pools) {
-            replies.add(CompletableFuture.supplyAsync(() -> {
-                try (Jedis j = pool.getResource()) {
-                    return "OK".equals(j.set(key, owner, params));
-                }
-            }, rawExecutor));
+            replies.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try (Jedis j = pool.getResource()) {
+                            return "OK".equals(j.set(key, owner, params));
+                        }
+                    },
+                    rawExecutor));
         }
         int ok = 0;
         for (CompletableFuture<Boolean> r : replies) {
@@ -133,11 +139,13 @@ final class RedisTargets implements AutoCloseable {
         }
         List<CompletableFuture<Object>> replies = new ArrayList<>();
         for (JedisPool pool : pools) {
-            replies.add(CompletableFuture.supplyAsync(() -> {
-                try (Jedis j = pool.getResource()) {
-                    return j.evalsha(deleteSha, 1, key, owner);
-                }
-            }, rawExecutor));
+            replies.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try (Jedis j = pool.getResource()) {
+                            return j.evalsha(deleteSha, 1, key, owner);
+                        }
+                    },
+                    rawExecutor));
         }
         replies.forEach(CompletableFuture::join);
     }

@@ -28,8 +28,12 @@ final class ZooKeeperBench implements AutoCloseable {
     ZooKeeperBench() throws Exception {
         server = ZooKeeperServers.single();
         latchkey = Latchkey.connect(URI.create(server.uri()), Map.of("sessionTimeout", "30s"));
-        curator = CuratorFrameworkFactory.builder().connectString(server.connectString()).sessionTimeoutMs(30_000)
-                .retryPolicy(new BoundedExponentialBackoffRetry(50, 1000, 3)).ensembleTracker(false).build();
+        curator = CuratorFrameworkFactory.builder()
+                .connectString(server.connectString())
+                .sessionTimeoutMs(30_000)
+                .retryPolicy(new BoundedExponentialBackoffRetry(50, 1000, 3))
+                .ensembleTracker(false)
+                .build();
         curator.start();
         curator.blockUntilConnected(10, TimeUnit.SECONDS);
         CountDownLatch connected = new CountDownLatch(1);

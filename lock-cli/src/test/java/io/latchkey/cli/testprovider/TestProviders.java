@@ -25,8 +25,7 @@ import java.util.Set;
  * sees a held lock, which the TCK's inspection rule must catch. Stateless; thread-safety is the store's.
  */
 public final class TestProviders {
-    private TestProviders() {
-    }
+    private TestProviders() {}
 
     /** {@code testmem:NAME}: a correct backend. */
     public static final class Correct implements LockBackendProvider {
@@ -50,7 +49,8 @@ public final class TestProviders {
 
         @Override
         public LockBackend create(URI uri, Map<String, String> settings) {
-            return new BlindInspect(MemoryStore.named("blindmem-" + uri.getSchemeSpecificPart()).newBackend());
+            return new BlindInspect(
+                    MemoryStore.named("blindmem-" + uri.getSchemeSpecificPart()).newBackend());
         }
     }
 
@@ -62,18 +62,69 @@ public final class TestProviders {
             this.d = delegate;
         }
 
-        @Override public String description() { return "blindmem (" + d.description() + ")"; }
-        @Override public Set<Capability> capabilities() { return d.capabilities(); }
-        @Override public TimeSource timeSource() { return d.timeSource(); }
-        @Override public void bind(GrantLossSink sink) { d.bind(sink); }
-        @Override public AcquireResult tryAcquire(AcquireRequest request) { return d.tryAcquire(request); }
-        @Override public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException { return d.acquire(request, maxWait); }
-        @Override public boolean awaitChange(String name, Duration timeout) throws InterruptedException { return d.awaitChange(name, timeout); }
-        @Override public RenewResult renew(Grant grant, Duration lease) { return d.renew(grant, lease); }
-        @Override public boolean release(Grant grant) { return d.release(grant); }
-        @Override public Optional<LockInfo> inspect(String name) { return Optional.empty(); }
-        @Override public List<LockInfo> list(String prefix) { return d.list(prefix); }
-        @Override public boolean forceRelease(String name) { return d.forceRelease(name); }
-        @Override public void close() { d.close(); }
+        @Override
+        public String description() {
+            return "blindmem (" + d.description() + ")";
+        }
+
+        @Override
+        public Set<Capability> capabilities() {
+            return d.capabilities();
+        }
+
+        @Override
+        public TimeSource timeSource() {
+            return d.timeSource();
+        }
+
+        @Override
+        public void bind(GrantLossSink sink) {
+            d.bind(sink);
+        }
+
+        @Override
+        public AcquireResult tryAcquire(AcquireRequest request) {
+            return d.tryAcquire(request);
+        }
+
+        @Override
+        public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+            return d.acquire(request, maxWait);
+        }
+
+        @Override
+        public boolean awaitChange(String name, Duration timeout) throws InterruptedException {
+            return d.awaitChange(name, timeout);
+        }
+
+        @Override
+        public RenewResult renew(Grant grant, Duration lease) {
+            return d.renew(grant, lease);
+        }
+
+        @Override
+        public boolean release(Grant grant) {
+            return d.release(grant);
+        }
+
+        @Override
+        public Optional<LockInfo> inspect(String name) {
+            return Optional.empty();
+        }
+
+        @Override
+        public List<LockInfo> list(String prefix) {
+            return d.list(prefix);
+        }
+
+        @Override
+        public boolean forceRelease(String name) {
+            return d.forceRelease(name);
+        }
+
+        @Override
+        public void close() {
+            d.close();
+        }
     }
 }

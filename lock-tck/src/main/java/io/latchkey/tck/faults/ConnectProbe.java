@@ -30,11 +30,9 @@ import java.util.concurrent.TimeUnit;
 public final class ConnectProbe {
 
     /** What the probe saw. {@code error} is the exception's message, or a note that none was thrown. */
-    public record Result(String error, long elapsedMillis, List<String> stdout, List<String> stderr) {
-    }
+    public record Result(String error, long elapsedMillis, List<String> stdout, List<String> stderr) {}
 
-    private ConnectProbe() {
-    }
+    private ConnectProbe() {}
 
     /**
      * Runs the probe JVM.
@@ -47,12 +45,17 @@ public final class ConnectProbe {
      */
     public static Result run(String level, String uri, long lingerMillis, String... settings) {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = new ArrayList<>(List.of(java.toString(), "-Dorg.slf4j.simpleLogger.defaultLogLevel=" + level));
+        List<String> cmd =
+                new ArrayList<>(List.of(java.toString(), "-Dorg.slf4j.simpleLogger.defaultLogLevel=" + level));
         // the test class path's simplelogger.properties may quieten single loggers: the probe's level is for all
         for (String logger : loggersConfiguredOnTheClassPath()) {
             cmd.add("-D" + logger + "=" + level);
         }
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), ConnectProbe.class.getName(), uri,
+        cmd.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                ConnectProbe.class.getName(),
+                uri,
                 Long.toString(lingerMillis)));
         cmd.addAll(List.of(settings));
         try {
@@ -60,13 +63,15 @@ public final class ConnectProbe {
             process.getOutputStream().close();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             ByteArrayOutputStream err = new ByteArrayOutputStream();
-            Thread drain = new Thread(() -> {
-                try {
-                    process.getErrorStream().transferTo(err);
-                } catch (IOException ended) {
-                    // the process ended
-                }
-            }, "connect-probe-stderr");
+            Thread drain = new Thread(
+                    () -> {
+                        try {
+                            process.getErrorStream().transferTo(err);
+                        } catch (IOException ended) {
+                            // the process ended
+                        }
+                    },
+                    "connect-probe-stderr");
             drain.start();
             process.getInputStream().transferTo(out);
             if (!process.waitFor(60, TimeUnit.SECONDS)) {
@@ -75,15 +80,24 @@ public final class ConnectProbe {
             }
             drain.join(10_000);
             List<String> stdout = out.toString(StandardCharsets.UTF_8).lines().toList();
-            List<String> stderr = err.toString(StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).toList();
+            List<String> stderr = err.toString(StandardCharsets.UTF_8)
+                    .lines()
+                    .filter(l -> !l.isBlank())
+                    .toList();
             if (!stdout.contains("DONE")) {
-                throw new AssertionError("the connect probe for " + uri + " did not finish; stdout " + stdout
-                        + ", stderr " + stderr);
+                throw new AssertionError(
+                        "the connect probe for " + uri + " did not finish; stdout " + stdout + ", stderr " + stderr);
             }
-            String error = stdout.stream().filter(l -> l.startsWith("ERROR ")).map(l -> l.substring(6)).findFirst()
+            String error = stdout.stream()
+                    .filter(l -> l.startsWith("ERROR "))
+                    .map(l -> l.substring(6))
+                    .findFirst()
                     .orElse("(no error; stdout: " + stdout + ", stderr: " + stderr + ")");
-            long elapsed = stdout.stream().filter(l -> l.startsWith("ELAPSED "))
-                    .mapToLong(l -> Long.parseLong(l.substring(8))).findFirst().orElse(-1);
+            long elapsed = stdout.stream()
+                    .filter(l -> l.startsWith("ELAPSED "))
+                    .mapToLong(l -> Long.parseLong(l.substring(8)))
+                    .findFirst()
+                    .orElse(-1);
             System.out.printf("probe %s: %d ms, %s%n  stderr: %d lines%n", uri, elapsed, error, stderr.size());
             stderr.stream().limit(40).forEach(l -> System.out.println("  | " + l));
             return new Result(error, elapsed, stdout, stderr);
@@ -104,7 +118,10 @@ public final class ConnectProbe {
         } catch (IOException unreadable) {
             return List.of();
         }
-        return p.stringPropertyNames().stream().filter(k -> k.startsWith("org.slf4j.simpleLogger.log.")).sorted().toList();
+        return p.stringPropertyNames().stream()
+                .filter(k -> k.startsWith("org.slf4j.simpleLogger.log."))
+                .sorted()
+                .toList();
     }
 
     /** The probe JVM. Arguments: URI, linger in ms, then settings as {@code key=value}. */
@@ -123,7 +140,8 @@ public final class ConnectProbe {
         } catch (RuntimeException e) {
             System.out.println("ELAPSED " + (System.nanoTime() - start) / 1_000_000);
             System.out.println("ERROR " + e.getMessage());
-            System.out.println("FIRSTLINE " + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
+            System.out.println("FIRSTLINE "
+                    + String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
             for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
                 System.out.println("CAUSE " + c);
             }

@@ -16,8 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * port has one daemon acceptor thread; close() closes the listener and every accepted socket.
  */
 public final class DeadEndpoints {
-    private DeadEndpoints() {
-    }
+    private DeadEndpoints() {}
 
     /** A loopback port that nothing listens on (bound once to find it, then closed). */
     public static int closedPort() {

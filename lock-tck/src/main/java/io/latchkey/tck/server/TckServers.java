@@ -30,8 +30,7 @@ public final class TckServers implements UnavailablePolicy {
 
     private static final Logger LOG = LoggerFactory.getLogger(TckServers.class);
 
-    private TckServers() {
-    }
+    private TckServers() {}
 
     /**
      * A fixture for a JUnit test: {@link ServerFixture#named(String)} with the skip-or-fail policy.
@@ -61,13 +60,13 @@ public final class TckServers implements UnavailablePolicy {
     @Override
     public RuntimeException noServer(ServerUnavailableException unavailable, Function<String, String> environment) {
         if (!serversRequired(environment)) {
-            String text = unavailable.explain(", so this test is skipped (with " + REQUIRE_SERVERS_VARIABLE
-                    + "=true it would fail).");
+            String text = unavailable.explain(
+                    ", so this test is skipped (with " + REQUIRE_SERVERS_VARIABLE + "=true it would fail).");
             LOG.info("{}", text);
             return new TestAbortedException(text);
         }
-        AssertionError error = new AssertionError(unavailable.explain(" and " + REQUIRE_SERVERS_VARIABLE
-                + "=true, so this test fails instead of being skipped."));
+        AssertionError error = new AssertionError(unavailable.explain(
+                " and " + REQUIRE_SERVERS_VARIABLE + "=true, so this test fails instead of being skipped."));
         if (unavailable.getCause() != null) {
             error.initCause(unavailable.getCause());
         }

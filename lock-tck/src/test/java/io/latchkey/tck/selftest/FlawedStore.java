@@ -39,6 +39,7 @@ import java.util.function.Supplier;
 final class FlawedStore {
     /** Race window of NO_EXCLUSION_UNDER_RACE: random, so racing writers land in any order and close together. */
     private static final long MIN_RACE_PAUSE_NANOS = 50_000;
+
     private static final long MAX_RACE_PAUSE_NANOS = 200_000;
 
     private final Flaw flaw;
@@ -161,15 +162,17 @@ final class FlawedStore {
             return false;
         }
         if (flaw != Flaw.LOSS_NEVER_REPORTED) { // FLAW LOSS_NEVER_REPORTED: the holder is not told
-            removed.grantor.reportLost(removed.name, removed.owner, LockLoss.Reason.RELEASED_BY_ADMIN,
+            removed.grantor.reportLost(
+                    removed.name,
+                    removed.owner,
+                    LockLoss.Reason.RELEASED_BY_ADMIN,
                     "released by an administrator (forceRelease)");
         }
         return true;
     }
 
     /** A grant that forceRelease removed, to notify its holder once the store lock is released. */
-    private record Removed(String name, String owner, FlawedBackend grantor) {
-    }
+    private record Removed(String name, String owner, FlawedBackend grantor) {}
 
     // ---------------------------------------------------------------- internals
 
@@ -196,7 +199,7 @@ final class FlawedStore {
 
     /** One name's state; its token counter outlives every grant so tokens never go back. */
     private final class Slot {
-        String name;     // the name of the current grant (for inspect/list); with a lossy key, the last one granted
+        String name; // the name of the current grant (for inspect/list); with a lossy key, the last one granted
         String owner;
         long token;
         long lastToken;
@@ -242,7 +245,11 @@ final class FlawedStore {
             if (!isHeld(now)) {
                 return null;
             }
-            return new LockInfo(name, owner, token, Optional.of(acquiredAt),
+            return new LockInfo(
+                    name,
+                    owner,
+                    token,
+                    Optional.of(acquiredAt),
                     Optional.of(Instant.now().plusNanos(expiresAt - now)));
         }
 

@@ -29,10 +29,10 @@ final class FlawedSubjects {
      * racy store makes about 2000 double grants per run instead of about 600, and the TCK's short critical
      * section sees about 60 of them overlap instead of about 20 (20 runs each; the fewest with 16 clients: 25).
      */
-    static final TckSettings SETTINGS = TckSettings.defaults().toBuilder().exclusionClients(16).build();
+    static final TckSettings SETTINGS =
+            TckSettings.defaults().toBuilder().exclusionClients(16).build();
 
-    private FlawedSubjects() {
-    }
+    private FlawedSubjects() {}
 
     /** A TCK subclass on a FlawedStore with the given flaw. */
     @ExtendWith(OnlyInsideSelfTest.class)
@@ -101,7 +101,8 @@ final class FlawedSubjects {
     static final class OnlyInsideSelfTest implements ExecutionCondition {
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            boolean enabled = context.getConfigurationParameter(ENABLED_PARAMETER, Boolean::parseBoolean).orElse(false);
+            boolean enabled = context.getConfigurationParameter(ENABLED_PARAMETER, Boolean::parseBoolean)
+                    .orElse(false);
             return enabled
                     ? ConditionEvaluationResult.enabled("launched by TckSelfTest")
                     : ConditionEvaluationResult.disabled("a deliberately flawed TCK subject; only TckSelfTest runs it");

@@ -48,20 +48,30 @@ class TckSelfTest {
         Events tests = run(FlawedSubjects.NoExclusionUnderRace.class, EXCLUSION);
 
         Throwable why = failureOf(tests, EXCLUSION, reporter);
-        assertThat(why).isInstanceOf(AssertionFailedError.class)
-                .message().containsAnyOf("found their valid grant replaced", "holders overlapped", "lost updates",
+        assertThat(why)
+                .isInstanceOf(AssertionFailedError.class)
+                .message()
+                .containsAnyOf(
+                        "found their valid grant replaced",
+                        "holders overlapped",
+                        "lost updates",
                         "lock history has violations");
     }
 
     @Test
-    @DisplayName("TOKEN_NOT_INCREASING is caught by FencingRules#" + FENCING_ACROSS_RELEASES + " and #" + FENCING_AFTER_EXPIRY)
+    @DisplayName("TOKEN_NOT_INCREASING is caught by FencingRules#" + FENCING_ACROSS_RELEASES + " and #"
+            + FENCING_AFTER_EXPIRY)
     void tckCatchesTokenNotIncreasing(TestReporter reporter) {
         Events tests = run(FlawedSubjects.TokenNotIncreasing.class, FENCING_ACROSS_RELEASES, FENCING_AFTER_EXPIRY);
 
-        assertThat(failureOf(tests, FENCING_ACROSS_RELEASES, reporter)).isInstanceOf(AssertionFailedError.class)
-                .message().contains("got token 1 after token 1");
-        assertThat(failureOf(tests, FENCING_AFTER_EXPIRY, reporter)).isInstanceOf(AssertionFailedError.class)
-                .message().contains("token 1 after expired token 1");
+        assertThat(failureOf(tests, FENCING_ACROSS_RELEASES, reporter))
+                .isInstanceOf(AssertionFailedError.class)
+                .message()
+                .contains("got token 1 after token 1");
+        assertThat(failureOf(tests, FENCING_AFTER_EXPIRY, reporter))
+                .isInstanceOf(AssertionFailedError.class)
+                .message()
+                .contains("token 1 after expired token 1");
     }
 
     @Test
@@ -69,8 +79,10 @@ class TckSelfTest {
     void tckCatchesReleaseDeletingOtherOwnersGrant(TestReporter reporter) {
         Events tests = run(FlawedSubjects.ReleaseDeletesOtherOwnersGrant.class, OWNERSHIP);
 
-        assertThat(failureOf(tests, OWNERSHIP, reporter)).isInstanceOf(AssertionFailedError.class)
-                .message().contains("release() of a stale grant returned true");
+        assertThat(failureOf(tests, OWNERSHIP, reporter))
+                .isInstanceOf(AssertionFailedError.class)
+                .message()
+                .contains("release() of a stale grant returned true");
     }
 
     @Test
@@ -79,8 +91,11 @@ class TckSelfTest {
         Events tests = run(FlawedSubjects.LeaseNeverExpires.class, LEASE);
 
         // the waiter never gets the crashed holder's lock (the TCK gives up after lease + slack + 1 s)
-        assertThat(failureOf(tests, LEASE, reporter)).isInstanceOf(AssertionFailedError.class)
-                .message().contains("expected to acquire lock").contains("orphan");
+        assertThat(failureOf(tests, LEASE, reporter))
+                .isInstanceOf(AssertionFailedError.class)
+                .message()
+                .contains("expected to acquire lock")
+                .contains("orphan");
     }
 
     @Test
@@ -89,8 +104,11 @@ class TckSelfTest {
         Events tests = run(FlawedSubjects.LossNeverReported.class, LOSS);
 
         // the forced release succeeds, but the holder's lost() never completes
-        assertThat(failureOf(tests, LOSS, reporter)).isInstanceOf(AssertionError.class)
-                .message().contains("was not told of its loss").contains("force-released");
+        assertThat(failureOf(tests, LOSS, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("was not told of its loss")
+                .contains("force-released");
     }
 
     @Test
@@ -99,26 +117,33 @@ class TckSelfTest {
         Events tests = run(FlawedSubjects.BadNameCorruptsAnotherLock.class, VALIDATION);
 
         // "A" maps to the same store key as the already held "a": inspect() shows a's grant, reported at once
-        assertThat(failureOf(tests, VALIDATION, reporter)).isInstanceOf(AssertionError.class)
-                .message().contains("valid names \"A\" and \"a\" map to the same lock");
+        assertThat(failureOf(tests, VALIDATION, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("valid names \"A\" and \"a\" map to the same lock");
     }
 
     @ParameterizedTest(name = "control: Flaw.NONE passes {0}")
-    @ValueSource(strings = {EXCLUSION, FENCING_ACROSS_RELEASES, FENCING_AFTER_EXPIRY, OWNERSHIP, LEASE, LOSS, VALIDATION})
+    @ValueSource(
+            strings = {EXCLUSION, FENCING_ACROSS_RELEASES, FENCING_AFTER_EXPIRY, OWNERSHIP, LEASE, LOSS, VALIDATION})
     @DisplayName("control: the same store without a flaw passes every targeted rule")
     void controlWithoutFlawPassesTheTargetedRule(String rule) {
         Events tests = run(FlawedSubjects.NoFlaw.class, rule);
 
-        List<String> failures = tests.failed().stream().map(TckSelfTest::describe).toList();
+        List<String> failures =
+                tests.failed().stream().map(TckSelfTest::describe).toList();
         assertThat(failures).as("failures of the unflawed control").isEmpty();
-        assertThat(tests.succeeded().count()).as("rule %s passed on the control", rule).isEqualTo(1);
+        assertThat(tests.succeeded().count())
+                .as("rule %s passed on the control", rule)
+                .isEqualTo(1);
     }
 
     // ---------------------------------------------------------------- helpers
 
     /** Runs the given rules of the TCK on one subject and returns the test events. */
     private static Events run(Class<? extends Subject> subject, String... rules) {
-        MethodSelector[] selectors = Arrays.stream(rules).map(r -> selectMethod(subject, r)).toArray(MethodSelector[]::new);
+        MethodSelector[] selectors =
+                Arrays.stream(rules).map(r -> selectMethod(subject, r)).toArray(MethodSelector[]::new);
         Events tests = EngineTestKit.engine("junit-jupiter")
                 .configurationParameter(FlawedSubjects.ENABLED_PARAMETER, "true")
                 .selectors(selectors)
@@ -132,10 +157,13 @@ class TckSelfTest {
 
     /** Asserts that the rule failed (not aborted, not passed) and returns the failure. */
     private static Throwable failureOf(Events tests, String rule, TestReporter reporter) {
-        Event finished = tests.finished().stream().filter(e -> rule.equals(ruleOf(e))).findFirst()
+        Event finished = tests.finished().stream()
+                .filter(e -> rule.equals(ruleOf(e)))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("rule " + rule + " did not finish"));
         TestExecutionResult result = finished.getRequiredPayload(TestExecutionResult.class);
-        assertThat(result.getStatus()).as("outcome of TCK rule %s on the flawed backend", rule)
+        assertThat(result.getStatus())
+                .as("outcome of TCK rule %s on the flawed backend", rule)
                 .isEqualTo(TestExecutionResult.Status.FAILED);
         Throwable why = result.getThrowable().orElseThrow();
         reporter.publishEntry(rule, String.valueOf(why));
@@ -143,14 +171,18 @@ class TckSelfTest {
     }
 
     private static String ruleOf(Event e) {
-        return e.getTestDescriptor().getSource()
+        return e.getTestDescriptor()
+                .getSource()
                 .filter(MethodSource.class::isInstance)
                 .map(s -> ((MethodSource) s).getMethodName())
                 .orElse(e.getTestDescriptor().getDisplayName());
     }
 
     private static String describe(Event e) {
-        return ruleOf(e) + ": " + e.getPayload(TestExecutionResult.class).flatMap(TestExecutionResult::getThrowable)
-                .map(String::valueOf).orElse("?");
+        return ruleOf(e) + ": "
+                + e.getPayload(TestExecutionResult.class)
+                        .flatMap(TestExecutionResult::getThrowable)
+                        .map(String::valueOf)
+                        .orElse("?");
     }
 }

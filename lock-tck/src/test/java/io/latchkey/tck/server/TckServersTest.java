@@ -20,7 +20,8 @@ class TckServersTest {
     private final Map<String, String> environment = new HashMap<>(Map.of("PATH", "/nonexistent-bin-dir"));
 
     private ServerFixture fixture() {
-        return TckServers.named("fake").withEnvironment(environment::get)
+        return TckServers.named("fake")
+                .withEnvironment(environment::get)
                 .fromEnv(URI_VARIABLE, Endpoint::parseUri)
                 .fromPath(MISSING_BINARY, "fake-server-package", binary -> {
                     throw new AssertionError("the PATH option must not be tried");
@@ -59,8 +60,10 @@ class TckServersTest {
 
         try (RunningServer server = fixture().acquire()) {
             assertThat(server.canInjectFaults()).isFalse();
-            assertThatThrownBy(server::requireFaultInjection).isInstanceOf(TestAbortedException.class)
-                    .hasMessageContaining("fault injection").hasMessageContaining(URI_VARIABLE);
+            assertThatThrownBy(server::requireFaultInjection)
+                    .isInstanceOf(TestAbortedException.class)
+                    .hasMessageContaining("fault injection")
+                    .hasMessageContaining(URI_VARIABLE);
         }
     }
 }
