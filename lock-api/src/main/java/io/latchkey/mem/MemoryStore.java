@@ -4,7 +4,6 @@ import io.latchkey.BackendUnavailableException;
 import io.latchkey.Fairness;
 import io.latchkey.LockInfo;
 import io.latchkey.LockLoss;
-import io.latchkey.core.WallClock;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
@@ -12,8 +11,6 @@ import io.latchkey.spi.Grant;
 import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.TimeSource;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -21,8 +18,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /*
@@ -40,7 +35,7 @@ public final class MemoryStore {
 
     private final @Nullable String name; // null: a private store
     private final TimeSource time;
-    private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, MemorySlot> slots = new ConcurrentHashMap<>();
     private volatile boolean available = true;
 
     /** A private store on the system clock. */
@@ -84,7 +79,7 @@ public final class MemoryStore {
     public void setAvailable(boolean available) {
         this.available = available;
         if (available) {
-            for (Slot s : slots.values()) {
+            for (MemorySlot s : slots.values()) {
                 s.lock.lock();
                 try {
                     s.changed.signalAll();
@@ -111,7 +106,7 @@ public final class MemoryStore {
     AcquireResult tryAcquire(AcquireRequest req, MemoryBackend by) {
         checkAvailable(req.name());
         long start = time.nanoTime();
-        Slot s = slot(req.name());
+        MemorySlot s = slot(req.name());
         s.lock.lock();
         try {
             long now = time.nanoTime();
@@ -134,7 +129,7 @@ public final class MemoryStore {
         checkAvailable(req.name());
         long start = time.nanoTime();
         long deadline = System.nanoTime() + Math.min(maxWait.toNanos(), Long.MAX_VALUE / 4);
-        Slot s = slot(req.name());
+        MemorySlot s = slot(req.name());
         s.lock.lock();
         try {
             long now = time.nanoTime();
@@ -144,7 +139,7 @@ public final class MemoryStore {
             if (!s.isHeld(now) && s.queue.isEmpty()) {
                 return s.grant(req, by, start, now);
             }
-            Ticket me = new Ticket(s.lock.newCondition());
+            MemorySlot.Ticket me = new MemorySlot.Ticket(s.lock.newCondition());
             s.queue.addLast(me);
             try {
                 for (; ; ) {
@@ -180,7 +175,7 @@ public final class MemoryStore {
 
     boolean awaitChange(String lockName, Duration timeout) throws InterruptedException {
         checkAvailable(lockName);
-        Slot s = slot(lockName);
+        MemorySlot s = slot(lockName);
         s.lock.lock();
         try {
             return s.changed.awaitNanos(timeout.toNanos()) > 0;
@@ -192,7 +187,7 @@ public final class MemoryStore {
     RenewResult renew(Grant grant, Duration lease) {
         checkAvailable(grant.name());
         long start = time.nanoTime();
-        Slot s = slot(grant.name());
+        MemorySlot s = slot(grant.name());
         s.lock.lock();
         try {
             long now = time.nanoTime();
@@ -209,7 +204,7 @@ public final class MemoryStore {
 
     boolean release(Grant grant) {
         checkAvailable(grant.name());
-        Slot s = slots.get(grant.name());
+        MemorySlot s = slots.get(grant.name());
         if (s == null) {
             return false;
         }
@@ -228,13 +223,13 @@ public final class MemoryStore {
 
     Optional<LockInfo> inspect(String lockName) {
         checkAvailable(lockName);
-        Slot s = slots.get(lockName);
+        MemorySlot s = slots.get(lockName);
         if (s == null) {
             return Optional.empty();
         }
         s.lock.lock();
         try {
-            return Optional.ofNullable(s.info(lockName, time.nanoTime()));
+            return Optional.ofNullable(s.info(lockName, time.nanoTime(), time));
         } finally {
             s.lock.unlock();
         }
@@ -247,7 +242,7 @@ public final class MemoryStore {
             if (lockName.startsWith(prefix)) {
                 s.lock.lock();
                 try {
-                    LockInfo info = s.info(lockName, time.nanoTime());
+                    LockInfo info = s.info(lockName, time.nanoTime(), time);
                     if (info != null) {
                         out.add(info);
                     }
@@ -262,7 +257,7 @@ public final class MemoryStore {
 
     boolean forceRelease(String lockName) {
         checkAvailable(lockName);
-        Slot s = slots.get(lockName);
+        MemorySlot s = slots.get(lockName);
         if (s == null) {
             return false;
         }
@@ -321,94 +316,9 @@ public final class MemoryStore {
         }
     }
 
-    private Slot slot(String lockName) {
-        Slot s = slots.get(lockName);
-        return s != null ? s : slots.computeIfAbsent(lockName, n -> new Slot());
-    }
-
-    private static final class Ticket {
-        final Condition wakeUp;
-
-        Ticket(Condition wakeUp) {
-            this.wakeUp = wakeUp;
-        }
-    }
-
-    private final class Slot {
-        final ReentrantLock lock = new ReentrantLock();
-        final Condition changed = lock.newCondition();
-        final ArrayDeque<Ticket> queue = new ArrayDeque<>(2);
-
-        @Nullable
-        String owner;
-
-        long token;
-        long lastToken;
-        long expiresAt;
-        long acquiredNanos; // the wall-clock time is worked out when asked for (display only, see WallClock)
-
-        @Nullable
-        MemoryBackend grantor;
-
-        @Nullable
-        String forcedOwner;
-
-        boolean isHeld(long now) {
-            return owner != null && now - expiresAt < 0;
-        }
-
-        /** The holder's owner id; called only once isHeld has said so, when it is set. */
-        String heldBy() {
-            return Objects.requireNonNull(owner, "a held slot has its owner");
-        }
-
-        Grant grant(AcquireRequest req, MemoryBackend by, long start, long now) {
-            owner = req.owner();
-            token = ++lastToken;
-            long lease = req.lease().toNanos();
-            expiresAt = now + lease;
-            acquiredNanos = now;
-            grantor = by;
-            return new Grant(req.name(), owner, token, start + lease, null);
-        }
-
-        Grant currentGrant(String lockName) {
-            // the request's owner already holds it: an earlier attempt whose reply was lost
-            return new Grant(lockName, heldBy(), token, expiresAt, null);
-        }
-
-        Busy busy(long now) {
-            return new Busy(owner, token, Duration.ofNanos(expiresAt - now));
-        }
-
-        void clear() {
-            owner = null;
-            grantor = null;
-            signalHead();
-            changed.signal();
-        }
-
-        void signalHead() {
-            Ticket head = queue.peekFirst();
-            if (head != null) {
-                head.wakeUp.signal();
-            }
-        }
-
-        @Nullable
-        LockInfo info(String lockName, long now) {
-            if (!isHeld(now)) {
-                return null;
-            }
-            // a clock that cannot be read leaves the display times out; the answer itself does not need them
-            Optional<Instant> wall = WallClock.read(time);
-            return new LockInfo(
-                    lockName,
-                    heldBy(),
-                    token,
-                    wall.map(w -> w.minusNanos(now - acquiredNanos)),
-                    wall.map(w -> w.plusNanos(expiresAt - now)));
-        }
+    private MemorySlot slot(String lockName) {
+        MemorySlot s = slots.get(lockName);
+        return s != null ? s : slots.computeIfAbsent(lockName, n -> new MemorySlot());
     }
 
     @Override

@@ -172,8 +172,6 @@ final class EtcdRenewal implements AutoCloseable {
         }
     }
 
-    // ---------------------------------------------------------------- keep-alive (scheduler thread)
-
     private void tick(LeaseSession s) {
         if (closed || !s.alive()) {
             return;
@@ -264,8 +262,6 @@ final class EtcdRenewal implements AutoCloseable {
         tick(s);
     }
 
-    // ---------------------------------------------------------------- death
-
     /** A request learned that the server no longer has this lease: stop using it now, report on the timer thread. */
     void sessionGone(LeaseSession s, String detail) {
         if (!s.markDead(detail)) {
@@ -350,8 +346,6 @@ final class EtcdRenewal implements AutoCloseable {
             }
         });
     }
-
-    // ---------------------------------------------------------------- closing
 
     /** Stops keeping the lease alive; with {@code revoke}, revokes it so every key on it goes at once. */
     void close(boolean revoke) {

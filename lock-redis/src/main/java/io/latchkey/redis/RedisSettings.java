@@ -3,14 +3,12 @@ package io.latchkey.redis;
 import io.latchkey.spi.DurationText;
 import io.latchkey.spi.Settings;
 import io.latchkey.spi.StoreErrors;
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Tuning of a Redis or Redlock backend. Immutable; build with {@link #builder()} or read from the settings
@@ -63,9 +61,9 @@ public final class RedisSettings {
 
     static final Duration SINGLE_NODE_TIMEOUT = Duration.ofSeconds(2);
     static final Duration REDLOCK_TIMEOUT = Duration.ofMillis(200);
-    private static final String BACKEND = "Redis";
-    private static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
-    private static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
+    static final String BACKEND = "Redis";
+    static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+    static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
 
     private final Duration timeout;
     private final Duration connectTimeout;
@@ -132,54 +130,7 @@ public final class RedisSettings {
      *         naming the key and what is allowed
      */
     static RedisSettings fromSettings(Settings s) {
-        s.rejectUnknown(knownKeys());
-        if (s.has("user") || s.has("password")) {
-            // only a caller of fromMap gets here: BackendUri takes the credentials out of a URI's settings
-            throw new IllegalArgumentException(
-                    "the Redis credentials (user, password) go in the URI or in the settings "
-                            + "of Latchkey.connect, never into RedisSettings");
-        }
-        Builder b = builder();
-        s.duration("timeout", MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::timeout);
-        s.duration(StoreErrors.CONNECT_TIMEOUT, MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::connectTimeout);
-        if (s.has("keyPrefix")) {
-            b.keyPrefix(s.asMap().get("keyPrefix")); // as given: white space in a prefix is an error, not trimmed
-        }
-        b.poolSize(s.integer("poolSize", b.poolSize, 1, 1024));
-        b.clockDrift(s.decimal("clockDrift", b.clockDrift, 0, 0.5));
-        if (s.has("clientName")) {
-            b.clientName(s.text("clientName", ""));
-        }
-        if (s.has("tls")) {
-            b.tls(s.flag("tls", false));
-        }
-        pemFile(s, "tlsCa").ifPresent(b::tlsCa);
-        pemFile(s, "tlsCert").ifPresent(b::tlsCert);
-        pemFile(s, "tlsKey").ifPresent(b::tlsKey);
-        return b.build();
-    }
-
-    /** A PEM file setting (blank is rejected by the builder); RedisTls reads and checks the file later. */
-    private static Optional<Path> pemFile(Settings s, String key) {
-        if (!s.has(key)) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(Path.of(s.text(key, "")));
-        } catch (InvalidPathException e) {
-            throw new IllegalArgumentException(
-                    BACKEND + " setting " + key + " must be the path of a PEM file, was '" + s.text(key, "") + "': "
-                            + e.getReason(),
-                    e);
-        }
-    }
-
-    /** The known keys, with the credentials a URI's settings may carry besides these. */
-    private static TreeSet<String> knownKeys() {
-        TreeSet<String> known = new TreeSet<>(KEYS);
-        known.add("user");
-        known.add("password");
-        return known;
+        return RedisSettingsReader.read(s);
     }
 
     /** The per-node timeout if set, else empty (the backend picks 2 s for one node, 200 ms for Redlock). */

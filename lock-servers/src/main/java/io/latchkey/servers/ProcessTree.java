@@ -269,4 +269,12 @@ final class ProcessTree {
                     ProcessLaunch.seconds(KILL_TIMEOUT));
         }
     }
+
+    /** {@link #killAndAwait}, then waits until the log has taken in what the tree wrote before it died. */
+    static void killAndDrain(String name, Process running, LogCapture log) {
+        killAndAwait(name, running);
+        if (log != null) {
+            log.awaitDrained(ProcessLaunch.DRAIN_TIMEOUT);
+        }
+    }
 }

@@ -91,11 +91,7 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
         }
     }
 
-    /**
-     * Starts describing a server process.
-     *
-     * @return a new builder
-     */
+    /** Starts describing a server process: a new builder. */
     public static ServerProcessBuilder builder() {
         return new ServerProcessBuilder();
     }
@@ -257,11 +253,7 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
         return running != null && running.isAlive();
     }
 
-    /**
-     * Whether the server is paused by {@link #pause()}.
-     *
-     * @return {@code true} while paused
-     */
+    /** Whether the server is paused by {@link #pause()}: {@code true} while paused. */
     public boolean isPaused() {
         return state == State.PAUSED;
     }
@@ -327,20 +319,12 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
         return capture != null && capture.hasLineMatchingSince(runLogOffset, pattern);
     }
 
-    /**
-     * The name used in messages, e.g. "redis-server on 127.0.0.1:6390".
-     *
-     * @return the name
-     */
+    /** The name used in messages, e.g. "redis-server on 127.0.0.1:6390": the name. */
     public String name() {
         return name;
     }
 
-    /**
-     * The server command as given (without a {@code runuser} wrapper).
-     *
-     * @return an immutable list
-     */
+    /** The server command as given (without a {@code runuser} wrapper): an immutable list. */
     public List<String> command() {
         return command;
     }
@@ -375,11 +359,7 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
     }
 
     private void killTree(Process running) {
-        ProcessTree.killAndAwait(name, running);
-        LogCapture capture = log;
-        if (capture != null) {
-            capture.awaitDrained(DRAIN_TIMEOUT);
-        }
+        ProcessTree.killAndDrain(name, running, log);
     }
 
     private void deleteDirectories() {
