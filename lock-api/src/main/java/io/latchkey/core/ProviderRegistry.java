@@ -1,11 +1,11 @@
 package io.latchkey.core;
 
 import io.latchkey.LockException;
+import io.latchkey.spi.BackendUri;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.LockBackendProvider;
 import io.latchkey.spi.Redaction;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.net.URL;
 import java.util.ArrayList;
 import java.util.List;
@@ -317,17 +317,9 @@ public final class ProviderRegistry {
         }
     }
 
-    /** A URI for the provider; {@code mem:} alone (no scheme-specific part) becomes {@code mem:/}. */
+    /** A URI for the provider, through the SPI's one parser ({@code mem:} alone becomes {@code mem:/}). */
     static URI toUri(String uriText) {
-        String text = uriText.endsWith(":") ? uriText + "/" : uriText;
-        try {
-            return new URI(text);
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException(
-                    "backend URI " + quoteUri(uriText) + " is malformed: " + Redaction.redact(e.getReason())
-                            + " at index " + e.getIndex(),
-                    null);
-        }
+        return BackendUri.toUri(uriText);
     }
 
     private static String quoteUri(String uri) {
