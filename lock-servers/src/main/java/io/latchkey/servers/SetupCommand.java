@@ -43,12 +43,12 @@ public final class SetupCommand {
         try {
             finished = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
-            kill(p);
+            ProcessTree.killAndAwait(program, p);
             throw e;
         }
         if (!finished) {
-            kill(p);
-            throw new IOException(program + " did not finish within " + timeout.toSeconds() + " s");
+            ProcessTree.killAndAwait(program, p); // gone when this returns, not just signalled
+            throw new IOException(program + " did not finish within " + ProcessLaunch.seconds(timeout));
         }
         if (p.exitValue() != 0) {
             List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
@@ -57,10 +57,5 @@ public final class SetupCommand {
                     : lines.get(lines.size() - 1).trim();
             throw new IOException(program + " failed with exit code " + p.exitValue() + ": " + last);
         }
-    }
-
-    private static void kill(Process p) {
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
     }
 }
