@@ -1,7 +1,8 @@
 package io.latchkey.servers;
 
+import io.latchkey.spi.BackendUri;
+import io.latchkey.spi.Redaction;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -102,19 +103,15 @@ public final class Endpoint {
      */
     public static Endpoint parseUri(String text) {
         if (text == null || text.isBlank()) {
-            throw new IllegalArgumentException("expected a URI such as redis://127.0.0.1:6379, was '" + text + "'");
+            throw new IllegalArgumentException(
+                    "expected a URI such as redis://127.0.0.1:6379, was '" + Redaction.redact(text) + "'");
         }
         String trimmed = text.trim();
         String parsable = trimmed.startsWith("jdbc:") ? trimmed.substring("jdbc:".length()) : trimmed;
-        URI uri;
-        try {
-            uri = new URI(parsable);
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("not a valid URI: '" + text + "' (" + e.getMessage() + ")", e);
-        }
+        URI uri = BackendUri.toUri(parsable); // the SPI's one parser: its errors never quote a password
         if (uri.getHost() == null || uri.getPort() < 0) {
             throw new IllegalArgumentException("expected a URI with a host and an explicit port, such as "
-                    + "redis://127.0.0.1:6379, was '" + text + "'");
+                    + "redis://127.0.0.1:6379, was '" + Redaction.redact(trimmed) + "'");
         }
         return new Endpoint(uri.getHost(), List.of(uri.getPort()), trimmed);
     }
@@ -205,6 +202,6 @@ public final class Endpoint {
 
     @Override
     public String toString() {
-        return uri != null ? uri : ports.size() == 1 ? hostAndPort() : host + ":" + ports;
+        return uri != null ? Redaction.redact(uri) : ports.size() == 1 ? hostAndPort() : host + ":" + ports;
     }
 }

@@ -1,5 +1,6 @@
 package io.latchkey.servers;
 
+import io.latchkey.spi.Redaction;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -291,7 +292,8 @@ public final class ServerFixture {
                 endpoint = Objects.requireNonNull(parser.apply(value.trim()), "parser returned null");
             } catch (RuntimeException e) {
                 throw new IllegalArgumentException(
-                        variable + "='" + value + "' is not a valid " + fixture.serverName() + " endpoint: "
+                        variable + "='" + Redaction.redact(value) + "' is not a valid " + fixture.serverName()
+                                + " endpoint: "
                                 + e.getMessage(),
                         e);
             }

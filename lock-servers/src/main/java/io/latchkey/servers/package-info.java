@@ -8,7 +8,8 @@
  * environment variable, a binary on {@code PATH}, Testcontainers when Docker is reachable, an embedded server)
  * and hands "none available" to an {@link io.latchkey.servers.UnavailablePolicy}.
  *
- * <p>Depends on SLF4J (and, optionally, Testcontainers) only: never on the lock API, never on JUnit (the TCK's
+ * <p>Depends on SLF4J, the SPI's {@code BackendUri} and {@code Redaction} (an endpoint from the environment may
+ * carry a password) and, optionally, Testcontainers; never on the core, never on JUnit (the TCK's
  * {@code io.latchkey.tck.server} turns "no server" into a skipped test).
  */
 package io.latchkey.servers;

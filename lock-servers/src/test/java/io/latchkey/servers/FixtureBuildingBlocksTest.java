@@ -87,6 +87,16 @@ class FixtureBuildingBlocksTest {
         assertThat(zk.uri()).isEmpty();
         assertThat(Endpoint.parseHostPort("[::1]:2379").hostAndPort()).isEqualTo("[::1]:2379");
 
+        // an endpoint from the environment may carry a password: never in toString() or an error
+        Endpoint secret = Endpoint.parseUri("jdbc:postgresql://app:s3cret@127.0.0.1:5432/db?password=s3cret2");
+        assertThat(secret.toString()).doesNotContain("s3cret");
+        assertThatThrownBy(() -> Endpoint.parseUri("redis://:s3cret@127.0.0.1"))
+                .hasMessageContaining("explicit port")
+                .hasMessageNotContaining("s3cret");
+        assertThatThrownBy(() -> Endpoint.parseUri("redis://:s3 cret@127.0.0.1:1"))
+                .hasMessageContaining("malformed")
+                .hasMessageNotContaining("s3 cret");
+
         assertThatThrownBy(() -> Endpoint.parseUri("redis://127.0.0.1"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("explicit port");
