@@ -210,15 +210,8 @@ final class H2SessionStatements extends SessionStatements {
     Optional<Holder> holder(Connection c, LockKey k) throws SQLException {
         int isolation = c.getTransactionIsolation();
         c.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
-        try (PreparedStatement ps = c.prepareStatement(holderSql)) {
-            setName(ps, 1, k.namespace());
-            setName(ps, 2, k.name());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                return Optional.of(new Holder(rs.getString(1), rs.getLong(2), getInstant(rs, 3), rs.getLong(4)));
-            }
+        try {
+            return readHolder(c, holderSql, k, (ps, key) -> {});
         } finally {
             c.setTransactionIsolation(isolation);
         }

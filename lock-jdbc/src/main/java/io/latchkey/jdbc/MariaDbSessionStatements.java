@@ -99,17 +99,7 @@ final class MariaDbSessionStatements extends SessionStatements {
 
     @Override
     Optional<Holder> holder(Connection c, LockKey k) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(holderSql)) {
-            setName(ps, 1, k.namespace());
-            setName(ps, 2, k.name());
-            ps.setString(3, k.userLockName());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                return Optional.of(new Holder(rs.getString(1), rs.getLong(2), getInstant(rs, 3), rs.getLong(4)));
-            }
-        }
+        return readHolder(c, holderSql, k, (ps, key) -> ps.setString(3, key.userLockName()));
     }
 
     /** The rows with an owner, each kept only while its user lock is held by the session the row names. */

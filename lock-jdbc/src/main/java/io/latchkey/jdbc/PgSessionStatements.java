@@ -109,18 +109,10 @@ final class PgSessionStatements extends SessionStatements {
 
     @Override
     Optional<Holder> holder(Connection c, LockKey k) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement(holderSql)) {
-            setName(ps, 1, k.namespace());
-            setName(ps, 2, k.name());
-            ps.setLong(3, k.classId());
-            ps.setLong(4, k.objId());
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                return Optional.of(new Holder(rs.getString(1), rs.getLong(2), getInstant(rs, 3), rs.getLong(4)));
-            }
-        }
+        return readHolder(c, holderSql, k, (ps, key) -> {
+            ps.setLong(3, key.classId());
+            ps.setLong(4, key.objId());
+        });
     }
 
     /** One statement: the rows joined with the advisory locks their holder sessions hold, kept when the key is theirs. */

@@ -116,6 +116,25 @@ abstract sealed class SessionStatements extends SqlTable
     /** The live holder of a lock, read on any (autocommit) connection. */
     abstract Optional<Holder> holder(Connection c, LockKey k) throws SQLException;
 
+    /** Binds a dialect's own parameters of its holder query, after namespace (1) and name (2). */
+    interface KeyParameters {
+        void bind(PreparedStatement ps, LockKey k) throws SQLException;
+    }
+
+    /** Runs a dialect's holder query: one row (owner, token, acquired_at, holder_session) or none. */
+    final Optional<Holder> readHolder(Connection c, String sql, LockKey k, KeyParameters more) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            setName(ps, 1, k.namespace());
+            setName(ps, 2, k.name());
+            more.bind(ps, k);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next()
+                        ? Optional.of(new Holder(rs.getString(1), rs.getLong(2), getInstant(rs, 3), rs.getLong(4)))
+                        : Optional.empty();
+            }
+        }
+    }
+
     /** The live locks whose names start with {@code prefix}, by name. */
     abstract List<LockInfo> list(Connection c, String table, String namespace, String prefix) throws SQLException;
 
