@@ -1,5 +1,6 @@
 package io.latchkey.servers;
 
+import io.latchkey.spi.DaemonThreads;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -142,18 +143,14 @@ public final class EmbeddedZooKeeperServer implements AutoCloseable {
 
     private static void bounded(String what, Step step, Duration limit) throws Exception {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        Thread t = new Thread(
-                () -> {
-                    try {
-                        step.run();
-                        done.complete(null);
-                    } catch (Throwable e) {
-                        done.completeExceptionally(e);
-                    }
-                },
-                "latchkey-embedded-zookeeper-" + what.replace(' ', '-'));
-        t.setDaemon(true);
-        t.start();
+        DaemonThreads.start("latchkey-embedded-zookeeper-" + what.replace(' ', '-'), () -> {
+            try {
+                step.run();
+                done.complete(null);
+            } catch (Throwable e) {
+                done.completeExceptionally(e);
+            }
+        });
         try {
             done.get(limit.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
