@@ -1,6 +1,6 @@
 /**
- * Latchkey's user API ({@code io.latchkey}), SPI ({@code io.latchkey.spi}) and in-memory backend
- * ({@code io.latchkey.mem}). The core ({@code io.latchkey.core}) is internal.
+ * Latchkey's user API ({@code io.latchkey}), SPI ({@code io.latchkey.spi}), coordination recipes
+ * ({@code io.latchkey.recipes}) and in-memory backend ({@code io.latchkey.mem}). The core ({@code io.latchkey.core}) is internal.
  */
 module io.latchkey {
     requires org.slf4j;
@@ -10,6 +10,7 @@ module io.latchkey {
     exports io.latchkey;
     exports io.latchkey.spi;
     exports io.latchkey.mem;
+    exports io.latchkey.recipes;
 
     uses io.latchkey.spi.LockBackendProvider;
 

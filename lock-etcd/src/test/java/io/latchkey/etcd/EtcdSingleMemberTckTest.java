@@ -35,6 +35,11 @@ class EtcdSingleMemberTckTest extends LockBackendTck {
     }
 
     @Override
+    protected java.util.Optional<io.latchkey.tck.ProcessBackend> processBackend() {
+        return EtcdTckSupport.processBackend(etcd);
+    }
+
+    @Override
     protected TckFaults faults() {
         return EtcdTckSupport.faults(etcd);
     }

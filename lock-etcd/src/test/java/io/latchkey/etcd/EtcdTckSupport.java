@@ -19,9 +19,18 @@ final class EtcdTckSupport {
 
     /** A client of the cluster, over TLS (and with the client certificate) if the cluster requires it. */
     static LockBackend newBackend(EtcdCluster cluster) {
+        return EtcdLockBackend.connect(cluster.uri(), connectSettings(cluster));
+    }
+
+    /** How a child JVM of a recipe rule connects: the same URI and settings. */
+    static java.util.Optional<io.latchkey.tck.ProcessBackend> processBackend(EtcdCluster cluster) {
+        return java.util.Optional.of(new io.latchkey.tck.ProcessBackend(cluster.uri(), connectSettings(cluster)));
+    }
+
+    private static Map<String, String> connectSettings(EtcdCluster cluster) {
         Map<String, String> settings = new HashMap<>(cluster.connectSettings());
         settings.putAll(Map.of("leaseTtl", TTL.toSeconds() + "s", "requestTimeout", "3s", "waitRecheck", "1s"));
-        return EtcdLockBackend.connect(cluster.uri(), settings);
+        return settings;
     }
 
     static TckSettings settings() {

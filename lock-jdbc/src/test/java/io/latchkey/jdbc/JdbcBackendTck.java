@@ -49,6 +49,14 @@ abstract class JdbcBackendTck extends LockBackendTck {
                         .build();
     }
 
+    /** A child JVM connects by the same URL and settings; an in-memory H2 database lives in this JVM only. */
+    @Override
+    protected java.util.Optional<io.latchkey.tck.ProcessBackend> processBackend() {
+        return server() == null
+                ? java.util.Optional.empty()
+                : java.util.Optional.of(new io.latchkey.tck.ProcessBackend(url(), settings(mode())));
+    }
+
     @Override
     protected LockBackend newBackend() {
         return new JdbcBackendProvider().create(URI.create(url()), settings(mode()));

@@ -29,6 +29,12 @@ class MySqlUrlMariaDbDriverLeaseTckTest extends JdbcBackendTck {
                 .isEqualTo(Drivers.MARIADB);
     }
 
+    /** Only the URL and driver differ from MariaDbLease/SessionTckTest, which run the recipe groups. */
+    @Override
+    protected io.latchkey.tck.TckSettings settings() {
+        return super.settings().toBuilder().recipeRules(false).build();
+    }
+
     @Override
     protected String url() {
         return MariaDbFixture.url(server).replaceFirst("^jdbc:mariadb:", "jdbc:mysql:") + "&permitMysqlScheme";

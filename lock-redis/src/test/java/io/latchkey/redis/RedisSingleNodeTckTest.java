@@ -31,6 +31,11 @@ class RedisSingleNodeTckTest extends LockBackendTck {
     }
 
     @Override
+    protected java.util.Optional<io.latchkey.tck.ProcessBackend> processBackend() {
+        return java.util.Optional.of(io.latchkey.tck.ProcessBackend.of(RedisServers.uri(server)));
+    }
+
+    @Override
     protected TckFaults faults() {
         return new TckFaults() {
             @Override

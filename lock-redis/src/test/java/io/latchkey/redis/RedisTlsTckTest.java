@@ -43,6 +43,14 @@ class RedisTlsTckTest extends LockBackendTck {
                 Map.of("tlsCa", certs.caCertificate().toString()));
     }
 
+    /** The recipe groups run on RedisSingleNodeTckTest: TLS changes the transport only. */
+    @Override
+    protected io.latchkey.tck.TckSettings settings() {
+        return io.latchkey.tck.TckSettings.defaults().toBuilder()
+                .recipeRules(false)
+                .build();
+    }
+
     @Override
     protected TckFaults faults() {
         return new TckFaults() {

@@ -21,6 +21,12 @@ abstract class RedlockTckBase extends LockBackendTck {
     }
 
     @Override
+    protected java.util.Optional<io.latchkey.tck.ProcessBackend> processBackend() {
+        return java.util.Optional.of(
+                io.latchkey.tck.ProcessBackend.of(RedisServers.redlockUri(servers()) + "?timeout=500ms"));
+    }
+
+    @Override
     protected TckFaults faults() {
         return new TckFaults() {
             @Override

@@ -1,6 +1,7 @@
 package io.latchkey.tck;
 
 import io.latchkey.spi.LockBackend;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.TestInfo;
@@ -51,10 +52,18 @@ public abstract class LockBackendTck
         return TckFaults.NONE;
     }
 
+    /**
+     * How a child JVM connects to the same store (URI and settings), for the rules that run recipe instances in
+     * separate JVMs and kill one with SIGKILL. Empty by default: those rules are then skipped, with the reason.
+     */
+    protected Optional<ProcessBackend> processBackend() {
+        return Optional.empty();
+    }
+
     @BeforeEach
     final void openTckContext(TestInfo info) {
         String test = info.getTestMethod().map(m -> m.getName()).orElse("test");
-        context = new TckContext(this::newBackend, settings(), faults(), test);
+        context = new TckContext(this::newBackend, settings(), faults(), processBackend(), test);
     }
 
     @AfterEach

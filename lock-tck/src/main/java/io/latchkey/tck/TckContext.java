@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
@@ -25,6 +26,7 @@ public final class TckContext implements AutoCloseable {
     private final Supplier<LockBackend> factory;
     private final TckSettings settings;
     private final TckFaults faults;
+    private final Optional<ProcessBackend> processBackend;
     private final String runId;
     private final LockHistory history = new LockHistory();
     private final List<AutoCloseable> opened = new ArrayList<>();
@@ -32,10 +34,16 @@ public final class TckContext implements AutoCloseable {
     private final java.util.concurrent.locks.ReentrantLock openedLock = new java.util.concurrent.locks.ReentrantLock();
     private Set<Capability> capabilities;
 
-    TckContext(Supplier<LockBackend> factory, TckSettings settings, TckFaults faults, String testName) {
+    TckContext(
+            Supplier<LockBackend> factory,
+            TckSettings settings,
+            TckFaults faults,
+            Optional<ProcessBackend> processBackend,
+            String testName) {
         this.factory = factory;
         this.settings = settings;
         this.faults = faults;
+        this.processBackend = processBackend;
         this.runId =
                 "tck-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36) + "-" + testName;
     }
@@ -112,6 +120,31 @@ public final class TckContext implements AutoCloseable {
                 .atMost(settings.slack().plusSeconds(10))
                 .pollInterval(Duration.ofMillis(5))
                 .until(backend::hasAskedTheStore);
+    }
+
+    /**
+     * Starts {@code main} in a child JVM connected to the store under test (see {@link TckProcessMain}); killed at
+     * the end of the test. A backend whose TCK supplies no {@link LockBackendTck#processBackend()} skips the rule.
+     */
+    public TckProcess startProcess(Class<?> main, String... args) {
+        ProcessBackend target = processBackend.orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                target != null,
+                "this backend's TCK supplies no processBackend(): the rules that run instances in separate JVMs"
+                        + " need the URI a child JVM connects with");
+        TckProcess process = TckProcess.start(target, main, List.of(args));
+        openedLock.lock();
+        try {
+            opened.add(process);
+        } finally {
+            openedLock.unlock();
+        }
+        return process;
+    }
+
+    /** Whether child JVMs can be started (the backend's TCK supplies a {@link ProcessBackend}). */
+    public boolean canStartProcesses() {
+        return processBackend.isPresent();
     }
 
     /** A lock name unique to this test run: {@code tck-<random>-<test>/<suffix>}. */

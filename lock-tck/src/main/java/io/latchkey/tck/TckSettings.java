@@ -11,6 +11,10 @@ import java.time.Duration;
  *   <li>{@code slack} (2 s): how late an expiry or a timeout may be reported. Generous on purpose: the
  *       TCK proves behaviour, JMH measures speed.</li>
  *   <li>{@code wakeUp} (2 s): the most a waiter may take to acquire after a release.</li>
+ *   <li>{@code recipeRules} (on): whether the recipe groups (elector, exclusive tasks, work distribution,
+ *       multi-lock) run. A backend runs them on its primary configuration; a variant that only changes the
+ *       transport (TLS, a JDBC driver, a larger quorum) may turn them off to keep its build short, since the recipes
+ *       use nothing but the lock contract the variant already proves.</li>
  *   <li>{@code exclusionClients} (8: two threads per client, so both the store and the core's local queue are exercised), {@code exclusionThreads} (16), {@code exclusionRounds} (500).</li>
  * </ul>
  */
@@ -21,8 +25,10 @@ public final class TckSettings {
     private final int exclusionClients;
     private final int exclusionThreads;
     private final int exclusionRounds;
+    private final boolean recipeRules;
 
     private TckSettings(Builder b) {
+        this.recipeRules = b.recipeRules;
         this.shortLease = b.shortLease;
         this.slack = b.slack;
         this.wakeUp = b.wakeUp;
@@ -46,7 +52,13 @@ public final class TckSettings {
                 .wakeUp(wakeUp)
                 .exclusionClients(exclusionClients)
                 .exclusionThreads(exclusionThreads)
-                .exclusionRounds(exclusionRounds);
+                .exclusionRounds(exclusionRounds)
+                .recipeRules(recipeRules);
+    }
+
+    /** Whether the recipe rule groups run on this configuration. */
+    public boolean recipeRules() {
+        return recipeRules;
     }
 
     public Duration shortLease() {
@@ -76,7 +88,8 @@ public final class TckSettings {
     @Override
     public String toString() {
         return "TckSettings[shortLease=" + shortLease + ", slack=" + slack + ", wakeUp=" + wakeUp + ", exclusion="
-                + exclusionThreads + " threads on " + exclusionClients + " clients x " + exclusionRounds + " rounds]";
+                + exclusionThreads + " threads on " + exclusionClients + " clients x " + exclusionRounds + " rounds"
+                + (recipeRules ? "" : ", recipe rules off") + "]";
     }
 
     /** Builder; every setter checks its argument. */
@@ -87,6 +100,7 @@ public final class TckSettings {
         private int exclusionClients = 8;
         private int exclusionThreads = 16;
         private int exclusionRounds = 500;
+        private boolean recipeRules = true;
 
         private Builder() {}
 
@@ -117,6 +131,11 @@ public final class TckSettings {
 
         public Builder exclusionRounds(int n) {
             exclusionRounds = atLeast(n, 1, "exclusionRounds");
+            return this;
+        }
+
+        public Builder recipeRules(boolean on) {
+            recipeRules = on;
             return this;
         }
 

@@ -39,6 +39,12 @@ abstract class ZooKeeperTckBase extends LockBackendTck {
     }
 
     @Override
+    protected java.util.Optional<io.latchkey.tck.ProcessBackend> processBackend() {
+        return java.util.Optional.of(new io.latchkey.tck.ProcessBackend(
+                server().uri(), Map.of("sessionTimeout", "30s", "connectionTimeout", "3s")));
+    }
+
+    @Override
     protected TckFaults faults() {
         return new TckFaults() {
             @Override
