@@ -35,7 +35,8 @@ public abstract class LockBackendTck
                 IdempotencyRules,
                 InspectionRules,
                 ValidationRules,
-                CapabilityRules {
+                CapabilityRules,
+                ElectorRules {
 
     private TckContext context;
 

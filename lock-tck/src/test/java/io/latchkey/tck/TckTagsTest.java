@@ -26,7 +26,8 @@ class TckTagsTest {
             "idempotency",
             "inspection",
             "validation",
-            "capabilities"
+            "capabilities",
+            "elector"
         }) {
             var request = LauncherDiscoveryRequestBuilder.request()
                     .selectors(DiscoverySelectors.selectClass(MemoryBackendTckTest.class))

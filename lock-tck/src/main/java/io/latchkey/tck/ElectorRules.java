@@ -1,0 +1,297 @@
+package io.latchkey.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.Capability;
+import io.latchkey.LockClient;
+import io.latchkey.LockOptions;
+import io.latchkey.recipes.ElectionListener;
+import io.latchkey.recipes.Elector;
+import io.latchkey.recipes.Revocation;
+import io.latchkey.recipes.Term;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The elector recipe ({@code io.latchkey.recipes.Elector}) on this backend: one leader at a time, terms that rise,
+ * relinquish that hands over, loss that revokes no later than the term's validity, and a killed leader replaced.
+ * The recipe comes from {@link #newElector}, which the TCK's self-test overrides with broken electors.
+ */
+public interface ElectorRules extends TckRules {
+
+    /** The elector under test; the self-test overrides it with broken ones. */
+    default Elector newElector(
+            LockClient client, String name, LockOptions options, Duration backoff, ElectionListener listener) {
+        return Elector.builder(client, name)
+                .options(options)
+                .relinquishBackoff(backoff)
+                .listener(listener, Runnable::run)
+                .build();
+    }
+
+    private void assumeRecipeRules() {
+        Assumptions.assumeTrue(
+                tck().settings().recipeRules(), "recipe rules run on this backend's primary configuration");
+    }
+
+    private Duration timeout() {
+        return tck().settings()
+                .shortLease()
+                .plus(tck().settings().slack())
+                .plus(tck().settings().wakeUp());
+    }
+
+    private Elector started(LockClient client, String name, Duration backoff, ElectionListener listener) {
+        Elector e = newElector(client, name, Tck.renewing(tck()), backoff, listener);
+        e.start();
+        return e;
+    }
+
+    @Test
+    @Tag("elector")
+    @DisplayName("recipe elector: one leader at a time, and every term's token is greater than the last")
+    default void elector_oneLeaderAtATimeAndTermsRise() throws Exception {
+        assumeRecipeRules();
+        String name = tck().name("one-leader");
+        OverlapDetector leaders = new OverlapDetector();
+        LostUpdateRegister register = new LostUpdateRegister();
+        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger terms = new AtomicInteger();
+        int wanted = 9;
+        int updatesPerTerm = 20;
+        List<Elector> electors = new ArrayList<>();
+        List<CompletableFuture<Void>> workers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Elector e = started(tck().newClient(), name, Duration.ofMillis(50), new ElectionListener() {});
+            electors.add(e);
+            String id = "elector-" + i;
+            workers.add(CompletableFuture.runAsync(() -> {
+                try {
+                    while (terms.get() < wanted) {
+                        Optional<Term> term = e.awaitLeadership(Duration.ofMillis(200));
+                        if (term.isEmpty()) {
+                            continue;
+                        }
+                        leaders.enter(id);
+                        tokens.add(term.get().fencingToken());
+                        for (int u = 0; u < updatesPerTerm; u++) {
+                            register.increment();
+                        }
+                        terms.incrementAndGet();
+                        leaders.exit(id);
+                        e.relinquish();
+                    }
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        try {
+            CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new))
+                    .get(timeout().multipliedBy(wanted).toMillis(), TimeUnit.MILLISECONDS);
+        } finally {
+            electors.forEach(Elector::close);
+        }
+        assertEquals(0, leaders.overlaps(), () -> "two leaders at once: " + leaders.firstOverlap());
+        assertEquals((long) terms.get() * updatesPerTerm, register.value(), "lost updates between leaders");
+        for (int i = 1; i < tokens.size(); i++) {
+            int n = i;
+            assertTrue(tokens.get(i) > tokens.get(i - 1), () -> "term tokens did not rise: " + tokens + " at #" + n);
+        }
+    }
+
+    @Test
+    @Tag("elector")
+    @DisplayName("recipe elector: relinquish hands leadership over, and the relinquisher stays out for its back-off")
+    default void elector_relinquishHandsOverAndStaysOut() throws Exception {
+        assumeRecipeRules();
+        String name = tck().name("relinquish");
+        Duration backoff = timeout().multipliedBy(2);
+        Elector first = started(tck().newClient(), name, backoff, new ElectionListener() {});
+        Term firstTerm = first.awaitLeadership(timeout())
+                .orElseThrow(() -> new AssertionError("a lone elector was not elected within " + timeout()));
+        Elector second = started(tck().newClient(), name, backoff, new ElectionListener() {});
+        assertFalse(second.awaitLeadership(Duration.ofMillis(300)).isPresent(), "two leaders before relinquish");
+        long relinquishedAt = System.nanoTime();
+        first.relinquish();
+        assertFalse(first.isLeader(), "isLeader() still true after relinquish() returned");
+        Term secondTerm = second.awaitLeadership(timeout())
+                .orElseThrow(() -> new AssertionError("relinquish did not hand leadership over within " + timeout()));
+        assertTrue(secondTerm.fencingToken() > firstTerm.fencingToken(), "the new term's token did not rise");
+        second.close();
+        // `first` is still in its back-off: nobody may lead until it ends
+        Optional<Term> early = first.awaitLeadership(backoff.minus(Duration.ofNanos(System.nanoTime() - relinquishedAt))
+                .minusMillis(200));
+        assertFalse(early.isPresent(), "the relinquisher re-entered the election before its back-off ended");
+        Term again = first.awaitLeadership(timeout())
+                .orElseThrow(() -> new AssertionError("the relinquisher did not re-enter after its back-off"));
+        assertTrue(again.fencingToken() > secondTerm.fencingToken(), "the next term's token did not rise");
+        first.close();
+    }
+
+    @Test
+    @Tag("elector")
+    @DisplayName("recipe elector: a lost lock revokes the term (LOST) and the elector re-enters by itself")
+    default void elector_lossRevokesAndTheElectorReenters() throws Exception {
+        assumeRecipeRules();
+        String name = tck().name("loss");
+        List<String> events = new CopyOnWriteArrayList<>();
+        CompletableFuture<Revocation> revoked = new CompletableFuture<>();
+        Elector elector = started(tck().newClient(), name, Duration.ofMillis(50), new ElectionListener() {
+            @Override
+            public void onElected(Term term) {
+                events.add("elected " + term.fencingToken());
+            }
+
+            @Override
+            public void onRevoked(Term term, Revocation why) {
+                events.add("revoked " + term.fencingToken() + " " + why.reason());
+                revoked.complete(why);
+            }
+        });
+        Term term = elector.awaitLeadership(timeout())
+                .orElseThrow(() -> new AssertionError("a lone elector was not elected within " + timeout()));
+        LockClient admin = tck().newClient();
+        boolean removed;
+        try {
+            removed = admin.forceRelease(name);
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("backend does not support forceRelease: " + e.getMessage());
+            return;
+        }
+        assertTrue(removed, "forceRelease found no grant to remove");
+        Revocation why = revoked.get(timeout().toMillis(), TimeUnit.MILLISECONDS);
+        assertEquals(Revocation.Reason.LOST, why.reason(), () -> "events: " + events);
+        assertFalse(term.isCurrent(), "the revoked term still says it is current");
+        Term next = elector.awaitLeadership(timeout().multipliedBy(2))
+                .orElseThrow(
+                        () -> new AssertionError("the elector did not re-enter after its loss; events: " + events));
+        assertTrue(next.fencingToken() > term.fencingToken(), "the re-election's token did not rise");
+        elector.close();
+    }
+
+    @Test
+    @Tag("elector")
+    @DisplayName("recipe elector: during an outage the leader stops leading no later than its term's validUntil")
+    default void elector_outageEndsLeadershipNoLaterThanValidUntil() throws Exception {
+        assumeRecipeRules();
+        String name = tck().name("outage");
+        CompletableFuture<Revocation> revoked = new CompletableFuture<>();
+        LockClient client = tck().newClient();
+        Elector elector = started(client, name, Duration.ofMillis(50), new ElectionListener() {
+            @Override
+            public void onRevoked(Term term, Revocation why) {
+                revoked.complete(why);
+            }
+        });
+        Term term = elector.awaitLeadership(timeout())
+                .orElseThrow(() -> new AssertionError("a lone elector was not elected within " + timeout()));
+        Instant lastValidUntil;
+        Instant stoppedLeading;
+        try (AutoCloseable outage = tck().faults().outage()) {
+            // poll: the instant isLeader() turns false, against the validity the term had then
+            Instant validUntil = term.validUntil();
+            long deadline = System.nanoTime() + timeout().multipliedBy(2).toNanos();
+            while (elector.isLeader() && System.nanoTime() < deadline) {
+                validUntil = term.validUntil();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // the sampling interval of this measurement
+            }
+            stoppedLeading = Instant.now();
+            lastValidUntil = validUntil;
+            assertFalse(elector.isLeader(), "still leading " + timeout().multipliedBy(2) + " into an outage");
+            Revocation why = revoked.get(timeout().toMillis(), TimeUnit.MILLISECONDS);
+            assertEquals(Revocation.Reason.LOST, why.reason());
+        }
+        long marginMillis = Duration.between(stoppedLeading, lastValidUntil).toMillis();
+        LoggerFactory.getLogger(ElectorRules.class)
+                .info(
+                        "FIGURE elector loss detection on {}: stopped leading {} ms before validUntil",
+                        tck().capabilities(),
+                        marginMillis);
+        assertTrue(
+                marginMillis >= -50, () -> "the leader still led " + -marginMillis + " ms after its term's validUntil");
+        elector.close();
+    }
+
+    @Test
+    @Tag("elector")
+    @DisplayName("recipe elector: close revokes the term (CLOSED) and frees the election for another elector")
+    default void elector_closeRevokesAndReleases() throws Exception {
+        assumeRecipeRules();
+        String name = tck().name("close");
+        CompletableFuture<Revocation> revoked = new CompletableFuture<>();
+        Elector first = started(tck().newClient(), name, Duration.ofMillis(50), new ElectionListener() {
+            @Override
+            public void onRevoked(Term term, Revocation why) {
+                revoked.complete(why);
+            }
+        });
+        Term term = first.awaitLeadership(timeout()).orElseThrow(() -> new AssertionError("not elected"));
+        Elector second = started(tck().newClient(), name, Duration.ofMillis(50), new ElectionListener() {});
+        first.close();
+        assertEquals(
+                Revocation.Reason.CLOSED,
+                revoked.get(timeout().toMillis(), TimeUnit.MILLISECONDS).reason());
+        assertFalse(first.isLeader());
+        Term next = second.awaitLeadership(
+                        tck().settings().wakeUp().plus(tck().settings().slack()))
+                .orElseThrow(() -> new AssertionError("close() did not free the election promptly"));
+        assertTrue(next.fencingToken() > term.fencingToken());
+        second.close();
+    }
+
+    @Test
+    @Tag("elector")
+    @DisplayName("recipe elector (separate JVMs): a leader killed with SIGKILL is replaced within its lease plus one"
+            + " renewal interval")
+    default void elector_killedLeaderProcessIsReplaced() throws Exception {
+        assumeRecipeRules();
+        String name = tck().name("killed-leader");
+        LockOptions options = Tck.renewing(tck());
+        TckProcess child = tck().startProcess(
+                        ElectorProcess.class,
+                        name,
+                        Long.toString(options.lease().toMillis()));
+        long childToken = Long.parseLong(child.awaitLine("ELECTED ", Duration.ofSeconds(60))
+                .substring("ELECTED ".length())
+                .trim());
+        LockClient client = tck().newClient();
+        Elector survivor = started(client, name, Duration.ofMillis(50), new ElectionListener() {});
+        assertFalse(survivor.awaitLeadership(Duration.ofMillis(300)).isPresent(), "two leaders at once");
+        child.kill();
+        long killedAt = System.nanoTime();
+        // session stores free the lock when the dead process's session ends (ZooKeeper: its session timeout)
+        Duration bound = options.lease()
+                .plus(options.renewInterval())
+                .plus(tck().settings().slack())
+                .plus(tck().settings().wakeUp())
+                .plus(tck().capabilities().contains(Capability.SESSION_BOUND) ? Duration.ofSeconds(10) : Duration.ZERO);
+        Term term = survivor.awaitLeadership(bound)
+                .orElseThrow(() -> new AssertionError("no new leader within " + bound + " of the leader's SIGKILL"));
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+        LoggerFactory.getLogger(ElectorRules.class)
+                .info(
+                        "FIGURE elector failover after SIGKILL: {} ms (lease {} ms, renew interval {} ms)",
+                        tookMillis,
+                        options.lease().toMillis(),
+                        options.renewInterval().toMillis());
+        assertTrue(term.fencingToken() > childToken, "the new term's token did not rise above the killed leader's");
+        survivor.close();
+    }
+}
