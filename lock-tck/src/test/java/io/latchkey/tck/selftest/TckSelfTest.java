@@ -1,21 +1,15 @@
 package io.latchkey.tck.selftest;
 
+import static io.latchkey.tck.selftest.SelfTestRuns.failureOf;
+import static io.latchkey.tck.selftest.SelfTestRuns.run;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
-import io.latchkey.tck.selftest.FlawedSubjects.Subject;
-import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.engine.discovery.MethodSelector;
-import org.junit.platform.engine.support.descriptor.MethodSource;
-import org.junit.platform.testkit.engine.EngineTestKit;
-import org.junit.platform.testkit.engine.Event;
 import org.junit.platform.testkit.engine.Events;
 import org.opentest4j.AssertionFailedError;
 
@@ -131,58 +125,10 @@ class TckSelfTest {
         Events tests = run(FlawedSubjects.NoFlaw.class, rule);
 
         List<String> failures =
-                tests.failed().stream().map(TckSelfTest::describe).toList();
+                tests.failed().stream().map(SelfTestRuns::describe).toList();
         assertThat(failures).as("failures of the unflawed control").isEmpty();
         assertThat(tests.succeeded().count())
                 .as("rule %s passed on the control", rule)
                 .isEqualTo(1);
-    }
-
-    // ---------------------------------------------------------------- helpers
-
-    /** Runs the given rules of the TCK on one subject and returns the test events. */
-    private static Events run(Class<? extends Subject> subject, String... rules) {
-        MethodSelector[] selectors =
-                Arrays.stream(rules).map(r -> selectMethod(subject, r)).toArray(MethodSelector[]::new);
-        Events tests = EngineTestKit.engine("junit-jupiter")
-                .configurationParameter(FlawedSubjects.ENABLED_PARAMETER, "true")
-                .selectors(selectors)
-                .execute()
-                .testEvents();
-        assertThat(tests.started().stream().map(TckSelfTest::ruleOf).toList())
-                .as("TCK rules started on %s (none skipped, none missing)", subject.getSimpleName())
-                .containsExactlyInAnyOrder(rules);
-        return tests;
-    }
-
-    /** Asserts that the rule failed (not aborted, not passed) and returns the failure. */
-    private static Throwable failureOf(Events tests, String rule, TestReporter reporter) {
-        Event finished = tests.finished().stream()
-                .filter(e -> rule.equals(ruleOf(e)))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("rule " + rule + " did not finish"));
-        TestExecutionResult result = finished.getRequiredPayload(TestExecutionResult.class);
-        assertThat(result.getStatus())
-                .as("outcome of TCK rule %s on the flawed backend", rule)
-                .isEqualTo(TestExecutionResult.Status.FAILED);
-        Throwable why = result.getThrowable().orElseThrow();
-        reporter.publishEntry(rule, String.valueOf(why));
-        return why;
-    }
-
-    private static String ruleOf(Event e) {
-        return e.getTestDescriptor()
-                .getSource()
-                .filter(MethodSource.class::isInstance)
-                .map(s -> ((MethodSource) s).getMethodName())
-                .orElse(e.getTestDescriptor().getDisplayName());
-    }
-
-    private static String describe(Event e) {
-        return ruleOf(e) + ": "
-                + e.getPayload(TestExecutionResult.class)
-                        .flatMap(TestExecutionResult::getThrowable)
-                        .map(String::valueOf)
-                        .orElse("?");
     }
 }

@@ -1,0 +1,128 @@
+package io.latchkey.tck.selftest;
+
+import io.latchkey.LockClient;
+import io.latchkey.LockInfo;
+import io.latchkey.LockOptions;
+import io.latchkey.recipes.ElectionListener;
+import io.latchkey.recipes.Elector;
+import io.latchkey.recipes.Revocation;
+import io.latchkey.recipes.Term;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/*
+ * Deliberately broken electors for RecipeSelfTest: each wraps the real Elector and breaks one promise the
+ * ElectorRules check. They are built through ElectorRules#newElector, which the subjects in RecipeSubjects override.
+ */
+final class BrokenElectors {
+    private BrokenElectors() {}
+
+    enum Kind {
+        /** Keeps saying it leads after its lock was lost, and never reports the loss. */
+        NEVER_REVOKES_ON_LOSS,
+        /** Hands out the first term it ever won, again and again. */
+        STALE_TERM,
+        /** Leaves the election for good after a loss. */
+        NEVER_REJOINS_AFTER_LOSS,
+        /** relinquish() does nothing. */
+        RELINQUISH_KEEPS_THE_LOCK
+    }
+
+    static Elector build(
+            Kind kind,
+            LockClient client,
+            String name,
+            LockOptions options,
+            Duration backoff,
+            ElectionListener listener) {
+        AtomicReference<Elector> self = new AtomicReference<>();
+        AtomicReference<Term> sticky = new AtomicReference<>();
+        ElectionListener wrapped = new ElectionListener() {
+            @Override
+            public void onElected(Term term) {
+                sticky.compareAndSet(null, term);
+                listener.onElected(term);
+            }
+
+            @Override
+            public void onRevoked(Term term, Revocation why) {
+                if (why.reason() == Revocation.Reason.LOST) {
+                    if (kind == Kind.NEVER_REVOKES_ON_LOSS) {
+                        return;
+                    }
+                    if (kind == Kind.NEVER_REJOINS_AFTER_LOSS) {
+                        listener.onRevoked(term, why);
+                        self.get().close(); // before anyone can see it re-elected
+                        return;
+                    }
+                }
+                listener.onRevoked(term, why);
+            }
+        };
+        Elector real = Elector.builder(client, name)
+                .options(options)
+                .relinquishBackoff(backoff)
+                .listener(wrapped, Runnable::run)
+                .build();
+        self.set(real);
+        return new Elector() {
+            @Override
+            public String name() {
+                return real.name();
+            }
+
+            @Override
+            public Elector start() {
+                real.start();
+                return this;
+            }
+
+            @Override
+            public boolean isLeader() {
+                return kind == Kind.NEVER_REVOKES_ON_LOSS ? sticky.get() != null : real.isLeader();
+            }
+
+            @Override
+            public Optional<Term> term() {
+                return kind == Kind.NEVER_REVOKES_ON_LOSS || kind == Kind.STALE_TERM
+                        ? Optional.ofNullable(sticky.get())
+                        : real.term();
+            }
+
+            @Override
+            public Optional<Term> awaitLeadership(Duration wait) throws InterruptedException {
+                Optional<Term> t = real.awaitLeadership(wait);
+                if (kind == Kind.NEVER_REVOKES_ON_LOSS && sticky.get() != null) {
+                    return Optional.of(sticky.get());
+                }
+                if (kind == Kind.STALE_TERM && t.isPresent()) {
+                    sticky.compareAndSet(null, t.get());
+                    return Optional.of(sticky.get());
+                }
+                return t;
+            }
+
+            @Override
+            public Optional<LockInfo> currentLeader() {
+                return real.currentLeader();
+            }
+
+            @Override
+            public void relinquish() {
+                if (kind != Kind.RELINQUISH_KEEPS_THE_LOCK) {
+                    if (kind != Kind.STALE_TERM) {
+                        sticky.set(null);
+                    }
+                    real.relinquish();
+                }
+            }
+
+            @Override
+            public void close() {
+                sticky.set(null);
+                real.close();
+            }
+        };
+    }
+}
