@@ -48,6 +48,8 @@ final class HeldTask {
         void run(LockHandle handle) throws Exception;
     }
 
+    private static final Duration LOSS_REPORT_GRACE = Duration.ofSeconds(1);
+
     private final String threadName;
     private final LockHandle handle;
     private final Body body;
@@ -140,12 +142,32 @@ final class HeldTask {
             failure = t;
         }
         Thread.interrupted(); // the interrupt, if any, was for this task: the release below must not see it
+        if (cancelled.get() == null && !handle.isValid()) {
+            // the task saw its handle go invalid and returned before the loss listener cancelled it: that is a loss
+            awaitLossReport();
+        }
         Cancellation why = cancelled.get();
         if (why != null || releaseWhenDone) {
             handle.close(); // never throws; a store failure leaves the grant to its lease
         }
         LockLoss loss = handle.lost().toCompletableFuture().getNow(null);
         ended.complete(new Outcome(why, failure, loss));
+    }
+
+    /**
+     * A handle turns invalid when its loss is recorded or its validity runs out, and lost() completes no later than
+     * that validity (or at once if released): wait briefly for the report and count the task as cancelled by it.
+     */
+    private void awaitLossReport() {
+        try {
+            handle.lost().toCompletableFuture().get(LOSS_REPORT_GRACE.toNanos(), TimeUnit.NANOSECONDS);
+            cancelled.compareAndSet(null, Cancellation.LOST);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (TimeoutException | java.util.concurrent.ExecutionException e) {
+            // no loss reported: the task simply ended
+        }
+        Thread.interrupted();
     }
 
     @Override

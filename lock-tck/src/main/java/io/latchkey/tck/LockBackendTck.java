@@ -36,7 +36,8 @@ public abstract class LockBackendTck
                 InspectionRules,
                 ValidationRules,
                 CapabilityRules,
-                ElectorRules {
+                ElectorRules,
+                ExclusiveTaskRules {
 
     private TckContext context;
 

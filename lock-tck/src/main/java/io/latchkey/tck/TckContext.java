@@ -30,6 +30,7 @@ public final class TckContext implements AutoCloseable {
     private final String runId;
     private final LockHistory history = new LockHistory();
     private final List<AutoCloseable> opened = new ArrayList<>();
+    private final List<AutoCloseable> recipes = new ArrayList<>();
     private final IdentityHashMap<LockClient, CrashableBackend> backends = new IdentityHashMap<>();
     private final java.util.concurrent.locks.ReentrantLock openedLock = new java.util.concurrent.locks.ReentrantLock();
     private Set<Capability> capabilities;
@@ -147,6 +148,17 @@ public final class TckContext implements AutoCloseable {
         return processBackend.isPresent();
     }
 
+    /** Closes {@code recipe} when the test ends, before the clients it uses (last registered, first closed). */
+    public <T extends AutoCloseable> T closeAtEnd(T recipe) {
+        openedLock.lock();
+        try {
+            recipes.add(0, recipe);
+        } finally {
+            openedLock.unlock();
+        }
+        return recipe;
+    }
+
     /** A lock name unique to this test run: {@code tck-<random>-<test>/<suffix>}. */
     public String name(String suffix) {
         String n = runId + "/" + suffix;
@@ -179,7 +191,9 @@ public final class TckContext implements AutoCloseable {
         List<AutoCloseable> all;
         openedLock.lock();
         try {
-            all = new ArrayList<>(opened);
+            all = new ArrayList<>(recipes);
+            all.addAll(opened);
+            recipes.clear();
             opened.clear();
             backends.clear();
         } finally {

@@ -27,7 +27,8 @@ class TckTagsTest {
             "inspection",
             "validation",
             "capabilities",
-            "elector"
+            "elector",
+            "exclusive-tasks"
         }) {
             var request = LauncherDiscoveryRequestBuilder.request()
                     .selectors(DiscoverySelectors.selectClass(MemoryBackendTckTest.class))
