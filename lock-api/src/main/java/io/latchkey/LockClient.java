@@ -1,5 +1,6 @@
 package io.latchkey;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -24,6 +25,21 @@ public interface LockClient extends AutoCloseable {
      *                                  the options ask for something the backend cannot do
      */
     DistributedLock lock(String name, LockOptions options);
+
+    /**
+     * Several locks to be held together, with default options: see {@link MultiLock} (canonical order, all or
+     * nothing within one wait budget).
+     *
+     * @throws IllegalArgumentException if no name is given, a name appears twice, or a name is invalid
+     */
+    MultiLock lockAll(String... names);
+
+    /**
+     * Several locks to be held together, each with {@code options}.
+     *
+     * @see #lockAll(String...)
+     */
+    MultiLock lockAll(Collection<String> names, LockOptions options);
 
     /** What the store holds for this name right now, if anything. */
     Optional<LockInfo> inspect(String name);

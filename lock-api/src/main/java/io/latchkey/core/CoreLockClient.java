@@ -9,16 +9,20 @@ import io.latchkey.LockInfo;
 import io.latchkey.LockListener;
 import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
+import io.latchkey.MultiLock;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.Redaction;
 import io.latchkey.spi.TimeSource;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -92,6 +96,34 @@ public final class CoreLockClient implements LockClient {
         }
         checkOpen(name);
         return new CoreLock(this, name, options);
+    }
+
+    @Override
+    public MultiLock lockAll(String... names) {
+        if (names == null) {
+            throw new IllegalArgumentException("lockAll needs at least one name, was null");
+        }
+        return lockAll(Arrays.asList(names), LockOptions.defaults());
+    }
+
+    @Override
+    public MultiLock lockAll(Collection<String> names, LockOptions options) {
+        if (names == null || names.isEmpty()) {
+            throw new IllegalArgumentException("lockAll needs at least one name, was " + names);
+        }
+        TreeSet<String> canonical = new TreeSet<>();
+        for (String name : names) {
+            LockNames.check(name);
+            if (!canonical.add(name)) {
+                throw new IllegalArgumentException(
+                        "lockAll names must be distinct, but '" + name + "' appears more than once");
+            }
+        }
+        List<DistributedLock> locks = new ArrayList<>(canonical.size());
+        for (String name : canonical) {
+            locks.add(lock(name, options));
+        }
+        return new CoreMultiLock(new ArrayList<>(canonical), locks);
     }
 
     @Override

@@ -77,36 +77,40 @@ public interface ElectorRules extends TckRules {
         int updatesPerTerm = 20;
         List<Elector> electors = new ArrayList<>();
         List<CompletableFuture<Void>> workers = new ArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(3);
         for (int i = 0; i < 3; i++) {
             Elector e = started(tck().newClient(), name, Duration.ofMillis(50), new ElectionListener() {});
             electors.add(e);
             String id = "elector-" + i;
-            workers.add(CompletableFuture.runAsync(() -> {
-                try {
-                    while (terms.get() < wanted) {
-                        Optional<Term> term = e.awaitLeadership(Duration.ofMillis(200));
-                        if (term.isEmpty()) {
-                            continue;
+            workers.add(CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            while (terms.get() < wanted) {
+                                Optional<Term> term = e.awaitLeadership(Duration.ofMillis(200));
+                                if (term.isEmpty()) {
+                                    continue;
+                                }
+                                leaders.enter(id);
+                                tokens.add(term.get().fencingToken());
+                                for (int u = 0; u < updatesPerTerm; u++) {
+                                    register.increment();
+                                }
+                                terms.incrementAndGet();
+                                leaders.exit(id);
+                                e.relinquish();
+                            }
+                        } catch (InterruptedException ex) {
+                            Thread.currentThread().interrupt();
                         }
-                        leaders.enter(id);
-                        tokens.add(term.get().fencingToken());
-                        for (int u = 0; u < updatesPerTerm; u++) {
-                            register.increment();
-                        }
-                        terms.incrementAndGet();
-                        leaders.exit(id);
-                        e.relinquish();
-                    }
-                } catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                }
-            }));
+                    },
+                    pool));
         }
         try {
             CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new))
                     .get(timeout().multipliedBy(wanted).toMillis(), TimeUnit.MILLISECONDS);
         } finally {
             electors.forEach(Elector::close);
+            pool.shutdownNow();
         }
         assertEquals(0, leaders.overlaps(), () -> "two leaders at once: " + leaders.firstOverlap());
         assertEquals((long) terms.get() * updatesPerTerm, register.value(), "lost updates between leaders");

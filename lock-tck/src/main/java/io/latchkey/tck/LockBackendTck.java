@@ -37,7 +37,8 @@ public abstract class LockBackendTck
                 ValidationRules,
                 CapabilityRules,
                 ElectorRules,
-                ExclusiveTaskRules {
+                ExclusiveTaskRules,
+                MultiLockRules {
 
     private TckContext context;
 

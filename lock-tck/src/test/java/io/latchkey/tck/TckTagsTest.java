@@ -28,7 +28,8 @@ class TckTagsTest {
             "validation",
             "capabilities",
             "elector",
-            "exclusive-tasks"
+            "exclusive-tasks",
+            "multi-lock"
         }) {
             var request = LauncherDiscoveryRequestBuilder.request()
                     .selectors(DiscoverySelectors.selectClass(MemoryBackendTckTest.class))
