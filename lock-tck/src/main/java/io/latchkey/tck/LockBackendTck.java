@@ -38,7 +38,8 @@ public abstract class LockBackendTck
                 CapabilityRules,
                 ElectorRules,
                 ExclusiveTaskRules,
-                MultiLockRules {
+                MultiLockRules,
+                DistributionRules {
 
     private TckContext context;
 

@@ -29,7 +29,8 @@ class TckTagsTest {
             "capabilities",
             "elector",
             "exclusive-tasks",
-            "multi-lock"
+            "multi-lock",
+            "distribution"
         }) {
             var request = LauncherDiscoveryRequestBuilder.request()
                     .selectors(DiscoverySelectors.selectClass(MemoryBackendTckTest.class))

@@ -1,0 +1,247 @@
+package io.latchkey.tck;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.latchkey.Capability;
+import io.latchkey.LockClient;
+import io.latchkey.LockOptions;
+import io.latchkey.recipes.ItemWorker;
+import io.latchkey.recipes.WorkDistributor;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The work distributor ({@code io.latchkey.recipes.WorkDistributor}) on this backend: convergence to an even
+ * spread, the cap, takeover of a dead instance's items, bounded churn, and never an item held twice (an overlap
+ * detector and rising tokens per item). Small sizes here; the figures rule measures 100 items over 10
+ * instances when asked to (see the README). The distributor comes from {@link #newDistributor}, which the self-test overrides.
+ */
+public interface DistributionRules extends TckRules {
+
+    /** The distributor under test (short renewing lease); the self-test overrides it. */
+    default WorkDistributor newDistributor(
+            LockClient client, String group, List<String> items, int cap, String instanceId, ItemWorker worker) {
+        return WorkDistributor.builder(client, group)
+                .items(items)
+                .cap(cap)
+                .options(Tck.renewing(tck()))
+                .instanceId(instanceId)
+                .worker(worker)
+                .build();
+    }
+
+    private void assumeRecipeRules() {
+        Assumptions.assumeTrue(
+                tck().settings().recipeRules(), "recipe rules run on this backend's primary configuration");
+    }
+
+    /** Long enough for a few rebalancing rounds and a lease to run out. */
+    private Duration timeout() {
+        LockOptions o = Tck.renewing(tck());
+        return o.lease()
+                .plus(o.renewInterval().multipliedBy(6))
+                .plus(tck().settings().slack())
+                .plus(tck().settings().wakeUp());
+    }
+
+    private static List<String> items(int n) {
+        return IntStream.range(0, n).mapToObj(i -> "item-" + i).collect(Collectors.toList());
+    }
+
+    private WorkDistributor instance(String group, List<String> items, int cap, String id, ItemTracker tracker) {
+        WorkDistributor d = newDistributor(tck().newClient(), group, items, cap, id, tracker.worker(id));
+        tck().closeAtEnd(d);
+        return d.start();
+    }
+
+    /** Waits until every item is held by one of {@code instances}, each holding at most {@code most}. */
+    private static void awaitSpread(
+            List<WorkDistributor> instances, int items, int most, Duration within, Supplier<String> context) {
+        try {
+            Tck.await(within).pollInterval(Duration.ofMillis(20)).until(() -> {
+                int total = 0;
+                for (WorkDistributor d : instances) {
+                    int n = d.assigned().size();
+                    if (n > most) {
+                        return false;
+                    }
+                    total += n;
+                }
+                return total == items;
+            });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("no even spread of " + items + " items (at most " + most + " each) within "
+                    + within + ": " + describe(instances) + "; " + context.get());
+        }
+    }
+
+    private static String describe(List<WorkDistributor> instances) {
+        return instances.stream()
+                .map(d -> d.instanceId() + "=" + d.assigned())
+                .collect(Collectors.joining(", ", "{", "}"));
+    }
+
+    private static Map<String, String> holders(List<WorkDistributor> instances) {
+        Map<String, String> holder = new HashMap<>();
+        for (WorkDistributor d : instances) {
+            d.assigned().forEach(item -> holder.put(item, d.instanceId()));
+        }
+        return holder;
+    }
+
+    private static int moved(Map<String, String> before, Map<String, String> after) {
+        int moved = 0;
+        for (Map.Entry<String, String> e : after.entrySet()) {
+            if (before.containsKey(e.getKey()) && !before.get(e.getKey()).equals(e.getValue())) {
+                moved++;
+            }
+        }
+        return moved;
+    }
+
+    private static void assertNoDoubleHolds(ItemTracker tracker) {
+        assertEquals(List.of(), tracker.violations(), "items held twice or tokens that did not rise");
+    }
+
+    @Test
+    @Tag("distribution")
+    @DisplayName("recipe distribution: 12 items over 4 instances converge to at most ceil(N/M) each, none held twice")
+    default void distribution_convergesEvenlyWithoutDoubleHolds() {
+        assumeRecipeRules();
+        String group = tck().name("converge");
+        ItemTracker tracker = new ItemTracker();
+        List<WorkDistributor> all = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            all.add(instance(group, items(12), 12, "i" + i, tracker));
+        }
+        awaitSpread(all, 12, 3, timeout(), () -> String.valueOf(tracker.violations()));
+        assertEquals(Set.of("i0", "i1", "i2", "i3"), all.get(0).members());
+        assertEquals(12, all.get(0).assignments().size(), "the store does not show every item held");
+        assertNoDoubleHolds(tracker);
+    }
+
+    @Test
+    @Tag("distribution")
+    @DisplayName("recipe distribution: the per-instance cap holds even when it leaves items unclaimed")
+    default void distribution_capIsRespected() {
+        assumeRecipeRules();
+        String group = tck().name("cap");
+        ItemTracker tracker = new ItemTracker();
+        List<WorkDistributor> all =
+                List.of(instance(group, items(12), 4, "a", tracker), instance(group, items(12), 4, "b", tracker));
+        awaitSpread(all, 8, 4, timeout(), () -> String.valueOf(tracker.violations()));
+        // a few more rounds: nobody takes a ninth item
+        Tck.await(timeout())
+                .pollDelay(Tck.renewing(tck()).renewInterval().multipliedBy(3))
+                .until(() -> true);
+        awaitSpread(all, 8, 4, Duration.ofMillis(100), () -> String.valueOf(tracker.violations()));
+        assertNoDoubleHolds(tracker);
+    }
+
+    @Test
+    @Tag("distribution")
+    @DisplayName("recipe distribution: a crashed instance's items are taken over within the lease plus a round")
+    default void distribution_takesOverACrashedInstancesItems() {
+        assumeRecipeRules();
+        String group = tck().name("takeover");
+        ItemTracker tracker = new ItemTracker();
+        LockClient doomed = tck().newClient();
+        WorkDistributor victim = newDistributor(doomed, group, items(12), 12, "victim", tracker.worker("victim"));
+        tck().closeAtEnd(victim);
+        victim.start();
+        List<WorkDistributor> survivors =
+                List.of(instance(group, items(12), 12, "s1", tracker), instance(group, items(12), 12, "s2", tracker));
+        List<WorkDistributor> all = new ArrayList<>(survivors);
+        all.add(victim);
+        awaitSpread(all, 12, 4, timeout(), () -> String.valueOf(tracker.violations()));
+        tck().crash(doomed);
+        awaitSpread(survivors, 12, 6, timeout(), () -> String.valueOf(tracker.violations()));
+        assertNoDoubleHolds(tracker);
+    }
+
+    @Test
+    @Tag("distribution")
+    @DisplayName("recipe distribution: a join or a leave moves at most ceil(N/M)+1 items")
+    default void distribution_boundedChurnOnJoinAndLeave() {
+        assumeRecipeRules();
+        String group = tck().name("churn");
+        ItemTracker tracker = new ItemTracker();
+        List<WorkDistributor> all = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            all.add(instance(group, items(12), 12, "c" + i, tracker));
+        }
+        awaitSpread(all, 12, 4, timeout(), () -> String.valueOf(tracker.violations()));
+        Map<String, String> before = holders(all);
+        all.add(instance(group, items(12), 12, "c3", tracker));
+        awaitSpread(all, 12, 3, timeout(), () -> String.valueOf(tracker.violations()));
+        Map<String, String> joined = holders(all);
+        int movedOnJoin = moved(before, joined);
+        assertTrue(
+                movedOnJoin <= 4,
+                () -> movedOnJoin + " items moved when a 4th instance joined: " + before + " then " + joined);
+        WorkDistributor leaving = all.remove(0);
+        leaving.close();
+        awaitSpread(all, 12, 4, timeout(), () -> String.valueOf(tracker.violations()));
+        Map<String, String> left = holders(all);
+        Map<String, String> stayed = new HashMap<>(joined);
+        stayed.values().removeIf(holder -> holder.equals(leaving.instanceId()));
+        int movedOnLeave = moved(stayed, left);
+        assertTrue(
+                movedOnLeave <= 5,
+                () -> movedOnLeave + " items moved between the remaining instances when one" + " left: " + joined
+                        + " then " + left);
+        assertNoDoubleHolds(tracker);
+    }
+
+    @Test
+    @Tag("distribution")
+    @DisplayName("recipe distribution (separate JVMs): the items of an instance killed with SIGKILL run elsewhere"
+            + " within the lease plus a round")
+    default void distribution_killedInstanceProcessItemsRunElsewhere() {
+        assumeRecipeRules();
+        String group = tck().name("killed");
+        List<String> items = items(8);
+        LockOptions options = Tck.renewing(tck());
+        TckProcess child = tck().startProcess(
+                        DistributorProcess.class,
+                        group,
+                        String.join(",", items),
+                        "8",
+                        Long.toString(options.lease().toMillis()),
+                        "child");
+        child.awaitLine("ASSIGNED ", Duration.ofSeconds(60));
+        ItemTracker tracker = new ItemTracker();
+        WorkDistributor survivor = instance(group, items, 8, "survivor", tracker);
+        awaitSpread(List.of(survivor), 4, 4, timeout().plusSeconds(30), () -> "child: " + child.lines());
+        Set<String> childItems = new HashSet<>(items);
+        childItems.removeAll(survivor.assigned());
+        child.kill();
+        long killedAt = System.nanoTime();
+        Duration bound = timeout()
+                .plus(tck().capabilities().contains(Capability.SESSION_BOUND) ? Duration.ofSeconds(10) : Duration.ZERO);
+        awaitSpread(List.of(survivor), 8, 8, bound, () -> "the killed child held " + childItems);
+        LoggerFactory.getLogger(DistributionRules.class)
+                .info(
+                        "FIGURE distribution takeover after SIGKILL on {}: {} items in {} ms (lease {} ms)",
+                        survivor,
+                        childItems.size(),
+                        java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt),
+                        options.lease().toMillis());
+        assertNoDoubleHolds(tracker);
+    }
+}
