@@ -22,6 +22,15 @@ class RecipeSelfTest {
     private static final String ONE_LEADER = "elector_oneLeaderAtATimeAndTermsRise";
     private static final String RELINQUISH = "elector_relinquishHandsOverAndStaysOut";
     private static final String LOSS = "elector_lossRevokesAndTheElectorReenters";
+    private static final String ONE_RUNNER = "tasks_oneRunnerPerKeyAcrossInstances";
+    private static final String TASK_LOSS = "tasks_lossCancelsTheTask";
+    private static final String TASK_STOP = "tasks_stopReleasesTheLock";
+    private static final String CROSSED = "multilock_noDeadlockWithCrossedOrders";
+    private static final String ALL_OR_NOTHING = "multilock_allOrNothingOnTimeout";
+    private static final String PART_LOSS = "multilock_lossOfAnyPartInvalidatesTheHandle";
+    private static final String CONVERGE = "distribution_convergesEvenlyWithoutDoubleHolds";
+    private static final String CAP = "distribution_capIsRespected";
+    private static final String TAKEOVER = "distribution_takesOverACrashedInstancesItems";
 
     @Test
     @DisplayName("an elector that keeps leading after its lock was lost is caught by the loss rule")
@@ -65,8 +74,110 @@ class RecipeSelfTest {
                 .contains("still true after relinquish");
     }
 
+    @Test
+    @DisplayName("exclusive tasks that keep running after a loss are caught by the loss rule")
+    void tasksIgnoringLossAreCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.TasksIgnoringLoss.class, TASK_LOSS);
+        // the task never sees the loss, so it never ends: the rule's wait for its end times out
+        assertThat(failureOf(tests, TASK_LOSS, reporter)).isInstanceOf(java.util.concurrent.TimeoutException.class);
+    }
+
+    @Test
+    @DisplayName("exclusive tasks whose stop does nothing are caught by the stop rule")
+    void tasksWhoseStopKeepsTheLockAreCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.TasksStopKeepingTheLock.class, TASK_STOP);
+        assertThat(failureOf(tests, TASK_STOP, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("stop returned before the task did");
+    }
+
+    @Test
+    @DisplayName("exclusive tasks that run without the shared lock are caught: two runners at once")
+    void tasksWithoutTheSharedLockAreCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.TasksWithoutTheSharedLock.class, ONE_RUNNER);
+        assertThat(failureOf(tests, ONE_RUNNER, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .containsAnyOf("two runners at once", "lost updates", "tokens did not rise");
+    }
+
+    @Test
+    @DisplayName("a multi-lock taking parts in argument order deadlocks under crossed orders, and is caught")
+    void multiLockInArgumentOrderIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.MultiLockInArgumentOrder.class, CROSSED);
+        assertThat(failureOf(tests, CROSSED, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("deadlock");
+    }
+
+    @Test
+    @DisplayName("a multi-lock keeping its parts after a timeout is caught by the all-or-nothing rule")
+    void multiLockKeepingPartsIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.MultiLockKeepingPartsOnTimeout.class, ALL_OR_NOTHING);
+        assertThat(failureOf(tests, ALL_OR_NOTHING, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("left a part held");
+    }
+
+    @Test
+    @DisplayName("a multi-lock whose handle stays valid after a part is lost is caught")
+    void multiLockStayingValidIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.MultiLockStayingValid.class, PART_LOSS);
+        assertThat(failureOf(tests, PART_LOSS, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("stayed valid");
+    }
+
+    @Test
+    @DisplayName("a distributor ignoring its cap is caught by the cap rule")
+    void distributorIgnoringTheCapIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.DistributorIgnoringTheCap.class, CAP);
+        assertThat(failureOf(tests, CAP, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("no even spread");
+    }
+
+    @Test
+    @DisplayName("distributors without shared item locks are caught: items held twice, no even spread")
+    void distributorWithoutSharedLocksIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.DistributorWithoutSharedLocks.class, CONVERGE);
+        assertThat(failureOf(tests, CONVERGE, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .containsAnyOf("no even spread", "held twice");
+    }
+
+    @Test
+    @DisplayName("a distributor that does not rebalance is caught by the takeover rule")
+    void distributorNeverRebalancingIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.DistributorNeverRebalancing.class, TAKEOVER);
+        assertThat(failureOf(tests, TAKEOVER, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("no even spread");
+    }
+
     @ParameterizedTest(name = "control: the real recipes pass {0}")
-    @ValueSource(strings = {ONE_LEADER, RELINQUISH, LOSS})
+    @ValueSource(
+            strings = {
+                ONE_LEADER,
+                RELINQUISH,
+                LOSS,
+                ONE_RUNNER,
+                TASK_LOSS,
+                TASK_STOP,
+                CROSSED,
+                ALL_OR_NOTHING,
+                PART_LOSS,
+                CONVERGE,
+                CAP,
+                TAKEOVER
+            })
     @DisplayName("control: the real recipes on the same store pass every targeted rule")
     void controlPassesTheTargetedRule(String rule) {
         Events tests = run(FlawedSubjects.NoFlaw.class, rule);

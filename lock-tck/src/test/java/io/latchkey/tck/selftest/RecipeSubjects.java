@@ -2,10 +2,18 @@ package io.latchkey.tck.selftest;
 
 import io.latchkey.LockClient;
 import io.latchkey.LockOptions;
+import io.latchkey.MultiLock;
 import io.latchkey.recipes.ElectionListener;
 import io.latchkey.recipes.Elector;
+import io.latchkey.recipes.ExclusiveTasks;
+import io.latchkey.recipes.ItemWorker;
+import io.latchkey.recipes.TaskEnd;
+import io.latchkey.recipes.WorkDistributor;
 import io.latchkey.tck.selftest.FlawedSubjects.Subject;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /*
  * TCK subjects with a correct store and a broken recipe, for RecipeSelfTest. Like FlawedSubjects, they are nested
@@ -51,6 +59,119 @@ final class RecipeSubjects {
     static final class ElectorRelinquishKeepsTheLock extends WithBrokenElector {
         ElectorRelinquishKeepsTheLock() {
             super(BrokenElectors.Kind.RELINQUISH_KEEPS_THE_LOCK);
+        }
+    }
+
+    /** A correct store whose exclusive tasks are broken by the given wrapper. */
+    abstract static class WithBrokenTasks extends Subject {
+        private final UnaryOperator<ExclusiveTasks> breaker;
+
+        WithBrokenTasks(UnaryOperator<ExclusiveTasks> breaker) {
+            super(Flaw.NONE);
+            this.breaker = breaker;
+        }
+
+        @Override
+        public ExclusiveTasks newExclusiveTasks(
+                LockClient client, String prefix, @Nullable Duration retryEvery, TaskEnd whenTaskEnds) {
+            return breaker.apply(super.newExclusiveTasks(client, prefix, retryEvery, whenTaskEnds));
+        }
+    }
+
+    static final class TasksIgnoringLoss extends WithBrokenTasks {
+        TasksIgnoringLoss() {
+            super(BrokenRecipes::ignoringLoss);
+        }
+    }
+
+    static final class TasksStopKeepingTheLock extends WithBrokenTasks {
+        TasksStopKeepingTheLock() {
+            super(BrokenRecipes::stopKeepingTheLock);
+        }
+    }
+
+    static final class TasksWithoutTheSharedLock extends WithBrokenTasks {
+        TasksWithoutTheSharedLock() {
+            super(BrokenRecipes::runningWithoutTheSharedLock);
+        }
+    }
+
+    /** A correct store whose multi-lock is a broken stand-in. */
+    abstract static class WithBrokenMultiLock extends Subject {
+        private final BrokenRecipes.MultiLockFlaw flaw;
+
+        WithBrokenMultiLock(BrokenRecipes.MultiLockFlaw flaw) {
+            super(Flaw.NONE);
+            this.flaw = flaw;
+        }
+
+        @Override
+        public MultiLock newMultiLock(LockClient client, List<String> names, LockOptions options) {
+            return BrokenRecipes.multiLock(flaw, client, names, options);
+        }
+    }
+
+    static final class MultiLockInArgumentOrder extends WithBrokenMultiLock {
+        MultiLockInArgumentOrder() {
+            super(BrokenRecipes.MultiLockFlaw.ARGUMENT_ORDER);
+        }
+    }
+
+    static final class MultiLockKeepingPartsOnTimeout extends WithBrokenMultiLock {
+        MultiLockKeepingPartsOnTimeout() {
+            super(BrokenRecipes.MultiLockFlaw.KEEPS_PARTS_ON_TIMEOUT);
+        }
+    }
+
+    static final class MultiLockStayingValid extends WithBrokenMultiLock {
+        MultiLockStayingValid() {
+            super(BrokenRecipes.MultiLockFlaw.STAYS_VALID_AFTER_A_LOSS);
+        }
+    }
+
+    /** A distributor that ignores the cap it was given. */
+    static final class DistributorIgnoringTheCap extends Subject {
+        DistributorIgnoringTheCap() {
+            super(Flaw.NONE);
+        }
+
+        @Override
+        public WorkDistributor newDistributor(
+                LockClient client, String group, List<String> items, int cap, String instanceId, ItemWorker worker) {
+            return super.newDistributor(client, group, items, Integer.MAX_VALUE, instanceId, worker);
+        }
+    }
+
+    /** Distributors that each lock the items in a group of their own: every instance holds every item. */
+    static final class DistributorWithoutSharedLocks extends Subject {
+        DistributorWithoutSharedLocks() {
+            super(Flaw.NONE);
+        }
+
+        @Override
+        public WorkDistributor newDistributor(
+                LockClient client, String group, List<String> items, int cap, String instanceId, ItemWorker worker) {
+            return super.newDistributor(client, group + "/" + instanceId, items, cap, instanceId, worker);
+        }
+    }
+
+    /** A distributor that rebalances once an hour: it never takes a dead instance's items in time. */
+    static final class DistributorNeverRebalancing extends Subject {
+        DistributorNeverRebalancing() {
+            super(Flaw.NONE);
+        }
+
+        @Override
+        public WorkDistributor newDistributor(
+                LockClient client, String group, List<String> items, int cap, String instanceId, ItemWorker worker) {
+            return WorkDistributor.builder(client, group)
+                    .items(items)
+                    .cap(cap)
+                    .instanceId(instanceId)
+                    .worker(worker)
+                    .options(LockOptions.builder().lease(Duration.ofSeconds(1)).build())
+                    .rebalanceInterval(Duration.ofHours(1))
+                    .build();
         }
     }
 }
