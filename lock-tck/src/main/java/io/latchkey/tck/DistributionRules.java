@@ -169,6 +169,7 @@ public interface DistributionRules extends TckRules {
         List<WorkDistributor> all = new ArrayList<>(survivors);
         all.add(victim);
         awaitSpread(all, 12, 4, timeout(), () -> String.valueOf(tracker.violations()));
+        tracker.kill("victim"); // its work dies with it, as a crashed process's would
         tck().crash(doomed);
         awaitSpread(survivors, 12, 6, timeout(), () -> String.valueOf(tracker.violations()));
         assertNoDoubleHolds(tracker);
