@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
         sortOptions = false,
         mixinStandardHelpOptions = true,
         customSynopsis = {
-            "latchkey exec -n NAME [-w DURATION | --no-wait] [-l DURATION] [-g DURATION]",
+            "latchkey exec -n NAME [-w DURATION | --no-wait | --leader] [-l DURATION] [-g DURATION]",
             "                     [-E N] [-q | -v] [-b URI] [-s KEY=VALUE]...",
             "                     -- COMMAND [ARG...]"
         },
@@ -62,7 +62,8 @@ import picocli.CommandLine.Spec;
             "  79  the lock was lost while the command ran; the command was stopped",
             "  126 / 127  the command could not be executed / was not found",
             "",
-            "Example: latchkey exec --name nightly-report --wait 30s -- ./report.sh --full"
+            "Example: latchkey exec --name nightly-report --wait 30s -- ./report.sh --full",
+            "         latchkey exec --leader --name scheduler -- ./scheduler.sh"
         })
 public final class ExecCommand implements Callable<Integer> {
     static final String MISSING_END_OF_OPTIONS =
@@ -117,6 +118,13 @@ public final class ExecCommand implements Callable<Integer> {
     int conflictExitCode;
 
     @Option(
+            names = "--leader",
+            description = "Leader mode: stay in the election for NAME and run the command each time this instance is "
+                    + "elected (LATCHKEY_TOKEN is the term's fencing token); stop it when leadership is lost; run "
+                    + "until SIGTERM/SIGINT. A command that exits by itself hands leadership over.")
+    boolean leader;
+
+    @Option(
             names = {"-q", "--quiet"},
             description = "Say nothing when the lock is not acquired (the exit status tells).")
     boolean quiet;
@@ -157,6 +165,10 @@ public final class ExecCommand implements Callable<Integer> {
             throw new ParameterException(
                     spec.commandLine(), "--conflict-exit-code must be 0-255, was " + conflictExitCode);
         }
+        if (leader && (noWait || wait != null)) {
+            throw new ParameterException(
+                    spec.commandLine(), "--leader waits for leadership without limit: drop --wait/--no-wait");
+        }
         if (grace.isZero() || grace.isNegative()) {
             throw new ParameterException(
                     spec.commandLine(), "--grace must be positive, was " + grace + "; for example 10s");
@@ -167,6 +179,9 @@ public final class ExecCommand implements Callable<Integer> {
         try (LockClient client = backend.connect()) {
             if (signals.signalled()) {
                 return signals.signalStatus();
+            }
+            if (leader) {
+                return new LeaderRun(client, name, options, grace, command, signals, err, verbose).run();
             }
             DistributedLock lock = client.lock(name, options);
             LockHandle handle = acquire(client, lock, signals, err);

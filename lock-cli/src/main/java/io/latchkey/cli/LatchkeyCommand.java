@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
         },
         subcommands = {
             ExecCommand.class,
+            DistributeCommand.class,
             ListCommand.class,
             InspectCommand.class,
             ReleaseCommand.class,

@@ -64,7 +64,11 @@ public final class VerifyCommand implements Callable<Integer> {
             "idempotency",
             "inspection",
             "validation",
-            "capabilities");
+            "capabilities",
+            "elector",
+            "exclusive-tasks",
+            "multi-lock",
+            "distribution");
 
     @Spec
     CommandSpec spec;
@@ -78,7 +82,8 @@ public final class VerifyCommand implements Callable<Integer> {
             paramLabel = "GROUP",
             description =
                     "Only these rule groups (comma-separated): exclusion, fencing, lease, ownership, loss, waiting, "
-                            + "idempotency, inspection, validation, capabilities. Default: all.")
+                            + "idempotency, inspection, validation, capabilities, elector, exclusive-tasks, multi-lock, "
+                            + "distribution. Default: all.")
     List<String> groups = new ArrayList<>();
 
     @Option(

@@ -210,6 +210,23 @@ final class LatchkeyJar implements AutoCloseable {
             }
         }
 
+        /**
+         * SIGKILL to the latchkey JVM and, first, to the commands it started: a killed latchkey cannot stop its
+         * children itself, and orphans would keep running without the lock.
+         */
+        void killTree() {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            try {
+                assertThat(process.waitFor(30, TimeUnit.SECONDS))
+                        .as("SIGKILL'd " + args)
+                        .isTrue();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+
         Result await(Duration limit) {
             try {
                 if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {

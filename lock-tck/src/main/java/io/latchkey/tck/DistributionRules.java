@@ -245,4 +245,96 @@ public interface DistributionRules extends TckRules {
                         options.lease().toMillis());
         assertNoDoubleHolds(tracker);
     }
+
+    /** Set to {@code true} (profile {@code recipe-figures}) to run {@link #distribution_figures100ItemsOver10Instances}. */
+    String FIGURES_PROPERTY = "latchkey.tck.figures";
+
+    /** What {@link DistributorProcess} prints for each item it claims. */
+    String ASSIGNED = "ASSIGNED ";
+
+    @Test
+    @Tag("distribution")
+    @DisplayName("recipe distribution figures: 100 items over 10 instances (cold start, leave, join, SIGKILL);"
+            + " runs with -Dlatchkey.tck.figures=true")
+    default void distribution_figures100ItemsOver10Instances() {
+        assumeRecipeRules();
+        Assumptions.assumeTrue(
+                Boolean.getBoolean(FIGURES_PROPERTY),
+                "the 100-item figures run only when asked: mvn -P recipe-figures (sets " + FIGURES_PROPERTY + ")");
+        var log = LoggerFactory.getLogger(DistributionRules.class);
+        String group = tck().name("figures");
+        List<String> items = items(100);
+        int cap = 20;
+        Duration within = Duration.ofSeconds(120);
+        ItemTracker tracker = new ItemTracker();
+        LockOptions options = Tck.renewing(tck());
+        String backend = tck().newClient().backend();
+
+        long t0 = System.nanoTime();
+        List<WorkDistributor> all = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            all.add(instance(group, items, cap, "f" + i, tracker));
+        }
+        awaitSpread(all, 100, 10, within, () -> String.valueOf(tracker.violations()));
+        long coldStart = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+
+        Map<String, String> before = holders(all);
+        WorkDistributor leaving = all.remove(all.size() - 1);
+        long t1 = System.nanoTime();
+        leaving.close();
+        awaitSpread(all, 100, 12, within, () -> String.valueOf(tracker.violations()));
+        long leaveMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t1);
+        Map<String, String> afterLeave = holders(all);
+        Map<String, String> stayed = new HashMap<>(before);
+        stayed.values().removeIf(h -> h.equals(leaving.instanceId()));
+        int movedOnLeave = moved(stayed, afterLeave);
+
+        // a tenth instance joins (a child JVM where possible, so that it can then be killed with SIGKILL)
+        long t2 = System.nanoTime();
+        int movedOnJoin;
+        long joinMillis;
+        String killed = "SIGKILL not measured (no child JVM on this backend)";
+        if (tck().canStartProcesses()) {
+            TckProcess child = tck().startProcess(
+                            DistributorProcess.class,
+                            group,
+                            String.join(",", items),
+                            Integer.toString(cap),
+                            Long.toString(options.lease().toMillis()),
+                            "f-child");
+            awaitSpread(all, 90, 10, within, () -> "child: " + child.lines(ASSIGNED));
+            joinMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t2);
+            Map<String, String> joined = holders(all);
+            movedOnJoin = moved(afterLeave, joined) + (100 - joined.size()); // and the ones the child took
+            child.kill();
+            long t3 = System.nanoTime();
+            awaitSpread(all, 100, 12, within, () -> String.valueOf(tracker.violations()));
+            killed = (100 - joined.size()) + " items of a SIGKILL'd instance ran elsewhere after "
+                    + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t3) + " ms";
+        } else {
+            all.add(instance(group, items, cap, "f-joined", tracker));
+            awaitSpread(all, 100, 10, within, () -> String.valueOf(tracker.violations()));
+            joinMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t2);
+            movedOnJoin = moved(afterLeave, holders(all));
+        }
+        int joinMoved = movedOnJoin;
+        log.info(
+                "FIGURE distribution on {} (100 items, 10 instances, cap {}, lease {} ms, rebalance {} ms): cold start"
+                        + " {} ms; one leaves: {} items moved between the others, {} ms; one joins: {} items moved,"
+                        + " {} ms; {}; double holds: {}",
+                backend,
+                cap,
+                options.lease().toMillis(),
+                options.renewInterval().toMillis(),
+                coldStart,
+                movedOnLeave,
+                leaveMillis,
+                movedOnJoin,
+                joinMillis,
+                killed,
+                tracker.violations().size());
+        assertTrue(joinMoved <= 11, () -> joinMoved + " items moved on a join; at most ceil(100/10)+1 may");
+        assertTrue(movedOnLeave <= 13, () -> movedOnLeave + " items moved on a leave; at most ceil(100/9)+1 may");
+        assertNoDoubleHolds(tracker);
+    }
 }
