@@ -23,7 +23,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * The work distributor ({@code io.latchkey.recipes.WorkDistributor}) on this backend: convergence to an even
@@ -236,13 +235,12 @@ public interface DistributionRules extends TckRules {
         Duration bound = timeout()
                 .plus(tck().capabilities().contains(Capability.SESSION_BOUND) ? Duration.ofSeconds(10) : Duration.ZERO);
         awaitSpread(List.of(survivor), 8, 8, bound, () -> "the killed child held " + childItems);
-        LoggerFactory.getLogger(DistributionRules.class)
-                .info(
-                        "FIGURE distribution takeover after SIGKILL on {}: {} items in {} ms (lease {} ms)",
-                        survivor,
-                        childItems.size(),
-                        java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt),
-                        options.lease().toMillis());
+        Tck.figure(
+                "FIGURE distribution takeover after SIGKILL on {}: {} items in {} ms (lease {} ms)",
+                survivor,
+                childItems.size(),
+                java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt),
+                options.lease().toMillis());
         assertNoDoubleHolds(tracker);
     }
 
@@ -261,7 +259,6 @@ public interface DistributionRules extends TckRules {
         Assumptions.assumeTrue(
                 Boolean.getBoolean(FIGURES_PROPERTY),
                 "the 100-item figures run only when asked: mvn -P recipe-figures (sets " + FIGURES_PROPERTY + ")");
-        var log = LoggerFactory.getLogger(DistributionRules.class);
         String group = tck().name("figures");
         List<String> items = items(100);
         int cap = 20;
@@ -318,7 +315,7 @@ public interface DistributionRules extends TckRules {
             movedOnJoin = moved(afterLeave, holders(all));
         }
         int joinMoved = movedOnJoin;
-        log.info(
+        Tck.figure(
                 "FIGURE distribution on {} (100 items, 10 instances, cap {}, lease {} ms, rebalance {} ms): cold start"
                         + " {} ms; one leaves: {} items moved between the others, {} ms; one joins: {} items moved,"
                         + " {} ms; {}; double holds: {}",

@@ -26,7 +26,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /**
  * The elector recipe ({@code io.latchkey.recipes.Elector}) on this backend: one leader at a time, terms that rise,
@@ -223,11 +222,10 @@ public interface ElectorRules extends TckRules {
             assertEquals(Revocation.Reason.LOST, why.reason());
         }
         long marginMillis = Duration.between(stoppedLeading, lastValidUntil).toMillis();
-        LoggerFactory.getLogger(ElectorRules.class)
-                .info(
-                        "FIGURE elector loss detection on {}: stopped leading {} ms before validUntil",
-                        tck().capabilities(),
-                        marginMillis);
+        Tck.figure(
+                "FIGURE elector loss detection on {}: stopped leading {} ms before validUntil",
+                tck().capabilities(),
+                marginMillis);
         assertTrue(
                 marginMillis >= -50, () -> "the leader still led " + -marginMillis + " ms after its term's validUntil");
         elector.close();
@@ -289,12 +287,11 @@ public interface ElectorRules extends TckRules {
         Term term = survivor.awaitLeadership(bound)
                 .orElseThrow(() -> new AssertionError("no new leader within " + bound + " of the leader's SIGKILL"));
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
-        LoggerFactory.getLogger(ElectorRules.class)
-                .info(
-                        "FIGURE elector failover after SIGKILL: {} ms (lease {} ms, renew interval {} ms)",
-                        tookMillis,
-                        options.lease().toMillis(),
-                        options.renewInterval().toMillis());
+        Tck.figure(
+                "FIGURE elector failover after SIGKILL: {} ms (lease {} ms, renew interval {} ms)",
+                tookMillis,
+                options.lease().toMillis(),
+                options.renewInterval().toMillis());
         assertTrue(term.fencingToken() > childToken, "the new term's token did not rise above the killed leader's");
         survivor.close();
     }

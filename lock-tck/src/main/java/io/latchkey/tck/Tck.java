@@ -107,6 +107,16 @@ final class Tck {
         }
     }
 
+    /**
+     * Reports a measured figure ({@code "FIGURE ..."}, SLF4J-style {} placeholders): logged, and printed on stdout so
+     * that it lands in the test's report whatever logging binding the backend's tests use.
+     */
+    static void figure(String format, Object... args) {
+        org.slf4j.helpers.FormattingTuple text = org.slf4j.helpers.MessageFormatter.arrayFormat(format, args);
+        org.slf4j.LoggerFactory.getLogger(Tck.class).info(text.getMessage());
+        System.out.println(text.getMessage());
+    }
+
     static long millis(long nanos) {
         return TimeUnit.NANOSECONDS.toMillis(nanos);
     }
