@@ -72,7 +72,7 @@ public interface ElectorRules extends TckRules {
         LostUpdateRegister register = new LostUpdateRegister();
         List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger terms = new AtomicInteger();
-        int wanted = 9;
+        int wanted = 6;
         int updatesPerTerm = 20;
         List<Elector> electors = new ArrayList<>();
         List<CompletableFuture<Void>> workers = new ArrayList<>();
@@ -125,7 +125,7 @@ public interface ElectorRules extends TckRules {
     default void elector_relinquishHandsOverAndStaysOut() throws Exception {
         assumeRecipeRules();
         String name = tck().name("relinquish");
-        Duration backoff = timeout().multipliedBy(2);
+        Duration backoff = tck().settings().wakeUp().plus(tck().settings().slack()); // longer than a hand-over
         Elector first = started(tck().newClient(), name, backoff, new ElectionListener() {});
         Term firstTerm = first.awaitLeadership(timeout())
                 .orElseThrow(() -> new AssertionError("a lone elector was not elected within " + timeout()));
@@ -224,7 +224,7 @@ public interface ElectorRules extends TckRules {
         long marginMillis = Duration.between(stoppedLeading, lastValidUntil).toMillis();
         Tck.figure(
                 "FIGURE elector loss detection on {}: stopped leading {} ms before validUntil",
-                tck().capabilities(),
+                tck().newClient().backend(),
                 marginMillis);
         assertTrue(
                 marginMillis >= -50, () -> "the leader still led " + -marginMillis + " ms after its term's validUntil");
@@ -288,7 +288,8 @@ public interface ElectorRules extends TckRules {
                 .orElseThrow(() -> new AssertionError("no new leader within " + bound + " of the leader's SIGKILL"));
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
         Tck.figure(
-                "FIGURE elector failover after SIGKILL: {} ms (lease {} ms, renew interval {} ms)",
+                "FIGURE elector failover after SIGKILL on {}: {} ms (lease {} ms, renew interval {} ms)",
+                tck().newClient().backend(),
                 tookMillis,
                 options.lease().toMillis(),
                 options.renewInterval().toMillis());

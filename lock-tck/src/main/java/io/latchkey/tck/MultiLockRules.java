@@ -189,7 +189,7 @@ public interface MultiLockRules extends TckRules {
                 newMultiLock(tck().newClient(), names, LockOptions.defaults()).acquire(timeout());
         Map<String, Long> before = first.fencingTokens();
         assertTrue(first.release(), "release() of a valid multi-lock did not release every part");
-        assertFalse(first.isValid());
+        assertFalse(first.isValid(), "the combined handle stayed valid after release()");
         MultiLockHandle second = newMultiLock(tck().newClient(), names, LockOptions.defaults())
                 .tryAcquire()
                 .orElseThrow(() -> new AssertionError("a released set was not free at once"));

@@ -26,7 +26,9 @@ final class BrokenElectors {
         /** Leaves the election for good after a loss. */
         NEVER_REJOINS_AFTER_LOSS,
         /** relinquish() does nothing. */
-        RELINQUISH_KEEPS_THE_LOCK
+        RELINQUISH_KEEPS_THE_LOCK,
+        /** close() does nothing: the term is neither revoked nor released. */
+        CLOSE_KEEPS_THE_LOCK
     }
 
     static Elector build(
@@ -120,8 +122,10 @@ final class BrokenElectors {
 
             @Override
             public void close() {
-                sticky.set(null);
-                real.close();
+                if (kind != Kind.CLOSE_KEEPS_THE_LOCK) {
+                    sticky.set(null);
+                    real.close();
+                }
             }
         };
     }

@@ -68,6 +68,24 @@ final class BrokenRecipes {
         };
     }
 
+    /** Exclusive tasks whose holding() always says nothing. */
+    static ExclusiveTasks forgettingWhatTheyHold(ExclusiveTasks real) {
+        return new Delegating(real) {
+            @Override
+            public Set<String> holding() {
+                return Set.of();
+            }
+        };
+    }
+
+    /** Exclusive tasks whose close() does nothing. */
+    static ExclusiveTasks closingNothing(ExclusiveTasks real) {
+        return new Delegating(real) {
+            @Override
+            public void close() {}
+        };
+    }
+
     /** Exclusive tasks that lock a name of their own per instance: every instance runs every key. */
     static ExclusiveTasks runningWithoutTheSharedLock(ExclusiveTasks real) {
         String mine = "#" + System.identityHashCode(real);
@@ -133,10 +151,18 @@ final class BrokenRecipes {
         /** Keeps the parts it took when a later part times out. */
         KEEPS_PARTS_ON_TIMEOUT,
         /** Its combined handle stays valid when a part is lost. */
-        STAYS_VALID_AFTER_A_LOSS
+        STAYS_VALID_AFTER_A_LOSS,
+        /** Accepts no names and repeated names without a word. */
+        NO_INPUT_CHECKS,
+        /** release() says yes and releases nothing. */
+        RELEASE_RELEASES_NOTHING
     }
 
     static MultiLock multiLock(MultiLockFlaw flaw, LockClient client, List<String> names, LockOptions options) {
+        if (flaw != MultiLockFlaw.NO_INPUT_CHECKS
+                && (names.isEmpty() || names.stream().distinct().count() < names.size())) {
+            throw new IllegalArgumentException("lockAll names must be distinct and at least one: " + names);
+        }
         List<String> order = flaw == MultiLockFlaw.ARGUMENT_ORDER
                 ? names
                 : names.stream().sorted().toList();
@@ -235,6 +261,9 @@ final class BrokenRecipes {
 
             @Override
             public boolean release() {
+                if (flaw == MultiLockFlaw.RELEASE_RELEASES_NOTHING) {
+                    return true;
+                }
                 boolean all = true;
                 for (int i = parts.size() - 1; i >= 0; i--) {
                     all &= parts.get(i).release();

@@ -31,6 +31,12 @@ class RecipeSelfTest {
     private static final String CONVERGE = "distribution_convergesEvenlyWithoutDoubleHolds";
     private static final String CAP = "distribution_capIsRespected";
     private static final String TAKEOVER = "distribution_takesOverACrashedInstancesItems";
+    private static final String CLOSE = "elector_closeRevokesAndReleases";
+    private static final String HOLDING = "tasks_holdingAndLockedEverywhereAgreeWithTheStore";
+    private static final String TASKS_CLOSE = "tasks_closeStopsEverythingAndReleases";
+    private static final String TASK_ENDS = "tasks_whenTheTaskEndsByItself";
+    private static final String BAD_INPUT = "multilock_badInputIsRejectedAndTouchesNothing";
+    private static final String RELEASE = "multilock_releaseFreesEveryPartAndTokensRise";
 
     @Test
     @DisplayName("an elector that keeps leading after its lock was lost is caught by the loss rule")
@@ -162,6 +168,43 @@ class RecipeSelfTest {
                 .contains("no even spread");
     }
 
+    @Test
+    @DisplayName("an elector whose close keeps the lock is caught by the close rule")
+    void electorWhoseCloseKeepsTheLockIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.ElectorCloseKeepsTheLock.class, CLOSE);
+        // onRevoked(CLOSED) never comes: the rule's wait for it times out
+        assertThat(failureOf(tests, CLOSE, reporter)).isInstanceOf(java.util.concurrent.TimeoutException.class);
+    }
+
+    @Test
+    @DisplayName("exclusive tasks whose holding() forgets, whose close() does nothing, or that ignore KEEP_HOLDING"
+            + " are caught")
+    void tasksWithBrokenBookkeepingAreCaught(TestReporter reporter) {
+        assertThat(failureOf(run(RecipeSubjects.TasksForgettingWhatTheyHold.class, HOLDING), HOLDING, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("expected: <[k1, k2]>");
+        assertThat(failureOf(run(RecipeSubjects.TasksClosingNothing.class, TASKS_CLOSE), TASKS_CLOSE, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("after close()");
+        assertThat(failureOf(run(RecipeSubjects.TasksIgnoringKeepHolding.class, TASK_ENDS), TASK_ENDS, reporter))
+                .isInstanceOf(org.awaitility.core.ConditionTimeoutException.class);
+    }
+
+    @Test
+    @DisplayName("multi-locks without input checks, or whose release releases nothing, are caught")
+    void multiLocksWithBrokenInputOrReleaseAreCaught(TestReporter reporter) {
+        assertThat(failureOf(run(RecipeSubjects.MultiLockWithoutInputChecks.class, BAD_INPUT), BAD_INPUT, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("IllegalArgumentException");
+        assertThat(failureOf(run(RecipeSubjects.MultiLockReleasingNothing.class, RELEASE), RELEASE, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .containsAnyOf("not free at once", "stayed valid after release()");
+    }
+
     @ParameterizedTest(name = "control: the real recipes pass {0}")
     @ValueSource(
             strings = {
@@ -176,7 +219,13 @@ class RecipeSelfTest {
                 PART_LOSS,
                 CONVERGE,
                 CAP,
-                TAKEOVER
+                TAKEOVER,
+                CLOSE,
+                HOLDING,
+                TASKS_CLOSE,
+                TASK_ENDS,
+                BAD_INPUT,
+                RELEASE
             })
     @DisplayName("control: the real recipes on the same store pass every targeted rule")
     void controlPassesTheTargetedRule(String rule) {

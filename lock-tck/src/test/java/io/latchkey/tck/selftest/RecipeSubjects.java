@@ -96,6 +96,49 @@ final class RecipeSubjects {
         }
     }
 
+    static final class TasksForgettingWhatTheyHold extends WithBrokenTasks {
+        TasksForgettingWhatTheyHold() {
+            super(BrokenRecipes::forgettingWhatTheyHold);
+        }
+    }
+
+    static final class TasksClosingNothing extends WithBrokenTasks {
+        TasksClosingNothing() {
+            super(BrokenRecipes::closingNothing);
+        }
+    }
+
+    /** Exclusive tasks that always release when a task returns, whatever they were told. */
+    static final class TasksIgnoringKeepHolding extends Subject {
+        TasksIgnoringKeepHolding() {
+            super(Flaw.NONE);
+        }
+
+        @Override
+        public ExclusiveTasks newExclusiveTasks(
+                LockClient client, String prefix, @Nullable Duration retryEvery, TaskEnd whenTaskEnds) {
+            return super.newExclusiveTasks(client, prefix, retryEvery, TaskEnd.RELEASE);
+        }
+    }
+
+    static final class ElectorCloseKeepsTheLock extends WithBrokenElector {
+        ElectorCloseKeepsTheLock() {
+            super(BrokenElectors.Kind.CLOSE_KEEPS_THE_LOCK);
+        }
+    }
+
+    static final class MultiLockWithoutInputChecks extends WithBrokenMultiLock {
+        MultiLockWithoutInputChecks() {
+            super(BrokenRecipes.MultiLockFlaw.NO_INPUT_CHECKS);
+        }
+    }
+
+    static final class MultiLockReleasingNothing extends WithBrokenMultiLock {
+        MultiLockReleasingNothing() {
+            super(BrokenRecipes.MultiLockFlaw.RELEASE_RELEASES_NOTHING);
+        }
+    }
+
     /** A correct store whose multi-lock is a broken stand-in. */
     abstract static class WithBrokenMultiLock extends Subject {
         private final BrokenRecipes.MultiLockFlaw flaw;
