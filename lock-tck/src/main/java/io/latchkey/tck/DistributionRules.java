@@ -45,8 +45,7 @@ public interface DistributionRules extends TckRules {
     }
 
     private void assumeRecipeRules() {
-        Assumptions.assumeTrue(
-                tck().settings().recipeRules(), "recipe rules run on this backend's primary configuration");
+        Tck.assumeRecipeRules(tck());
     }
 
     /** Long enough for a few rebalancing rounds and a lease to run out. */

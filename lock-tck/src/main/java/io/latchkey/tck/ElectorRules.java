@@ -22,7 +22,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -45,8 +44,7 @@ public interface ElectorRules extends TckRules {
     }
 
     private void assumeRecipeRules() {
-        Assumptions.assumeTrue(
-                tck().settings().recipeRules(), "recipe rules run on this backend's primary configuration");
+        Tck.assumeRecipeRules(tck());
     }
 
     private Duration timeout() {
@@ -170,15 +168,7 @@ public interface ElectorRules extends TckRules {
         });
         Term term = elector.awaitLeadership(timeout())
                 .orElseThrow(() -> new AssertionError("a lone elector was not elected within " + timeout()));
-        LockClient admin = tck().newClient();
-        boolean removed;
-        try {
-            removed = admin.forceRelease(name);
-        } catch (UnsupportedOperationException e) {
-            Assumptions.abort("backend does not support forceRelease: " + e.getMessage());
-            return;
-        }
-        assertTrue(removed, "forceRelease found no grant to remove");
+        Tck.forceRelease(tck().newClient(), name);
         Revocation why = revoked.get(timeout().toMillis(), TimeUnit.MILLISECONDS);
         assertEquals(Revocation.Reason.LOST, why.reason(), () -> "events: " + events);
         assertFalse(term.isCurrent(), "the revoked term still says it is current");

@@ -47,8 +47,7 @@ public interface ExclusiveTaskRules extends TckRules {
     }
 
     private void assumeRecipeRules() {
-        Assumptions.assumeTrue(
-                tck().settings().recipeRules(), "recipe rules run on this backend's primary configuration");
+        Tck.assumeRecipeRules(tck());
     }
 
     private Duration timeout() {
@@ -132,12 +131,7 @@ public interface ExclusiveTaskRules extends TckRules {
         TaskHandle h = tasks.start("job", untilCancelled(started, ended));
         assertTrue(h.awaitRunning(timeout()), () -> "the task did not start on a free key: " + h);
         started.get(timeout().toMillis(), TimeUnit.MILLISECONDS); // its body runs: now cancel it
-        LockClient admin = tck().newClient();
-        try {
-            assertTrue(admin.forceRelease(prefix + "job"), "forceRelease found no grant to remove");
-        } catch (UnsupportedOperationException e) {
-            Assumptions.abort("backend does not support forceRelease: " + e.getMessage());
-        }
+        Tck.forceRelease(tck().newClient(), prefix + "job");
         // the holder hears of a forced release at its next renewal, a third of the lease later
         String how = ended.get(timeout().toMillis(), TimeUnit.MILLISECONDS);
         assertTrue(how.equals("interrupted") || how.equals("saw isValid() false"), how);

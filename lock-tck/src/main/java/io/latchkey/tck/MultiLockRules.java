@@ -24,7 +24,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -42,8 +41,7 @@ public interface MultiLockRules extends TckRules {
     }
 
     private void assumeRecipeRules() {
-        Assumptions.assumeTrue(
-                tck().settings().recipeRules(), "recipe rules run on this backend's primary configuration");
+        Tck.assumeRecipeRules(tck());
     }
 
     private Duration timeout() {
@@ -165,11 +163,7 @@ public interface MultiLockRules extends TckRules {
         List<String> names = List.of(tck().name("x"), tck().name("y"), tck().name("z"));
         MultiLockHandle held = newMultiLock(client, names, Tck.renewing(tck())).acquire(timeout());
         assertTrue(held.isValid());
-        try {
-            assertTrue(admin.forceRelease(names.get(1)), "forceRelease found no grant to remove");
-        } catch (UnsupportedOperationException e) {
-            Assumptions.abort("backend does not support forceRelease: " + e.getMessage());
-        }
+        Tck.forceRelease(admin, names.get(1));
         LockLoss loss = held.lost().toCompletableFuture().get(timeout().toMillis(), TimeUnit.MILLISECONDS);
         assertEquals(names.get(1), loss.name());
         assertFalse(held.isValid(), "the combined handle stayed valid after a part was lost");

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.Assumptions;
 
 /** Helpers shared by the rule groups. */
 final class Tck {
@@ -115,6 +116,32 @@ final class Tck {
         org.slf4j.helpers.FormattingTuple text = org.slf4j.helpers.MessageFormatter.arrayFormat(format, args);
         org.slf4j.LoggerFactory.getLogger(Tck.class).info(text.getMessage());
         System.out.println(text.getMessage());
+    }
+
+    /** Skips a recipe rule on a configuration that turned the recipe groups off ({@link TckSettings#recipeRules()}). */
+    static void assumeRecipeRules(TckContext tck) {
+        Assumptions.assumeTrue(
+                tck.settings().recipeRules(), "recipe rules run on this backend's primary configuration");
+    }
+
+    /** What a recipe rule allows for a lease to run out and a waiter to wake: short lease + slack + wake-up. */
+    static Duration recipeTimeout(TckContext tck) {
+        return tck.settings()
+                .shortLease()
+                .plus(tck.settings().slack())
+                .plus(tck.settings().wakeUp());
+    }
+
+    /** Force-releases {@code name}, skipping the rule where the backend cannot; fails if no grant was removed. */
+    static void forceRelease(io.latchkey.LockClient admin, String name) {
+        boolean removed;
+        try {
+            removed = admin.forceRelease(name);
+        } catch (UnsupportedOperationException e) {
+            Assumptions.abort("backend does not support forceRelease: " + e.getMessage());
+            return;
+        }
+        assertTrue(removed, "forceRelease found no grant to remove");
     }
 
     static long millis(long nanos) {
