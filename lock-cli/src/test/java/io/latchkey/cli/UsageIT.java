@@ -91,7 +91,7 @@ class UsageIT {
                 Arguments.of(
                         "unknown command lists the commands",
                         new String[] {"frobnicate"},
-                        "The commands are exec, list, inspect"),
+                        "The commands are exec, distribute, list, inspect"),
                 Arguments.of(
                         "misspelt exec",
                         new String[] {"exce", "--name", "x", "--", "true"},
