@@ -190,6 +190,15 @@ final class LockElector implements Elector {
                 log.warn("elector '{}': contending failed on {}; trying again", name(), client.backend(), e);
                 pauseAfterFailure();
                 continue;
+            } catch (IllegalStateException e) {
+                // the client was closed under the elector: no grant can ever come, so the election ends here
+                log.warn(
+                        "elector '{}': its client on {} was closed; the elector stops (close an elector before its"
+                                + " client)",
+                        name(),
+                        client.backend());
+                stopForGood();
+                return;
             } finally {
                 stopContending();
             }
@@ -229,6 +238,17 @@ final class LockElector implements Elector {
             stateLock.unlock();
         }
         Thread.interrupted(); // an interrupt meant for the wait in the store must not outlive it
+    }
+
+    /** Marks the elector closed from the election thread itself (it holds no term while contending). */
+    private void stopForGood() {
+        stateLock.lock();
+        try {
+            closed = true;
+            changed.signalAll();
+        } finally {
+            stateLock.unlock();
+        }
     }
 
     private void pauseAfterFailure() {

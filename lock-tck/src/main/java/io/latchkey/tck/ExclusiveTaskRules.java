@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -155,6 +154,7 @@ public interface ExclusiveTaskRules extends TckRules {
         assertTrue(h.awaitRunning(timeout()), () -> "the task did not start on a free key: " + h);
         started.get(timeout().toMillis(), TimeUnit.MILLISECONDS); // its body runs: now cancel it
         assertEquals(Set.of("job"), tasks.holding());
+        Tck.mustBeBusy(tck().newClient().lock(prefix + "job"), "its task was running");
         assertTrue(tasks.stop("job"), "stop found no task");
         assertTrue(ended.isDone(), "stop returned before the task did");
         assertEquals(TaskHandle.State.STOPPED, h.state());
@@ -202,11 +202,14 @@ public interface ExclusiveTaskRules extends TckRules {
             assertTrue(h.awaitRunning(timeout()), () -> "the task did not start on a free key: " + h);
             handles.add(h);
         }
+        LockClient other = tck().newClient();
+        for (String key : List.of("a", "b", "c")) {
+            Tck.mustBeBusy(other.lock(prefix + key), "its task was running");
+        }
         tasks.close();
         for (TaskHandle h : handles) {
             assertEquals(TaskHandle.State.STOPPED, h.state(), () -> h + " after close()");
         }
-        LockClient other = tck().newClient();
         for (String key : List.of("a", "b", "c")) {
             Tck.mustAcquire(other.lock(prefix + key)).release();
         }
@@ -232,7 +235,7 @@ public interface ExclusiveTaskRules extends TckRules {
         tck().closeAtEnd(keeping);
         TaskHandle kept = keeping.start("kept", handle -> {});
         Tck.await(timeout()).until(() -> kept.state() == TaskHandle.State.HOLDING);
-        assertEquals(Optional.empty(), other.lock(prefix + "kept").tryAcquire(), "a kept key was free");
+        Tck.mustBeBusy(other.lock(prefix + "kept"), "its task had ended with KEEP_HOLDING");
         assertEquals(Set.of("kept"), keeping.holding());
         assertTrue(keeping.stop("kept"));
         Tck.mustAcquire(other.lock(prefix + "kept")).release();

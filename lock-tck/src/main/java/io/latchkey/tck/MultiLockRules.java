@@ -182,6 +182,10 @@ public interface MultiLockRules extends TckRules {
         MultiLockHandle first =
                 newMultiLock(tck().newClient(), names, LockOptions.defaults()).acquire(timeout());
         Map<String, Long> before = first.fencingTokens();
+        LockClient other = tck().newClient();
+        for (String name : names) {
+            Tck.mustBeBusy(other.lock(name), "a multi-lock held it");
+        }
         assertTrue(first.release(), "release() of a valid multi-lock did not release every part");
         assertFalse(first.isValid(), "the combined handle stayed valid after release()");
         MultiLockHandle second = newMultiLock(tck().newClient(), names, LockOptions.defaults())

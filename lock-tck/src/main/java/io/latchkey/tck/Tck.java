@@ -17,9 +17,14 @@ import org.junit.jupiter.api.Assumptions;
 final class Tck {
     private Tck() {}
 
-    /** Awaitility with a fine poll interval, for conditions that should hold soon. */
+    /**
+     * Awaitility with a fine poll interval, for conditions that should hold soon. It does not fail on another
+     * thread's uncaught exception (Awaitility's default): in a JVM that runs many rules, that thread may belong to
+     * an earlier rule's recipe, and a rule must fail for what it checks.
+     */
     static ConditionFactory await(Duration atMost) {
         return Awaitility.await()
+                .dontCatchUncaughtExceptions()
                 .atMost(atMost)
                 .pollInterval(Duration.ofMillis(5))
                 .pollDelay(Duration.ZERO);
@@ -49,6 +54,16 @@ final class Tck {
         Optional<LockHandle> h = lock.tryAcquire();
         assertTrue(h.isPresent(), () -> "expected to acquire free lock '" + lock.name() + "' at once, but it was busy");
         return h.get();
+    }
+
+    /**
+     * Asserts that another client cannot take the lock now: the precondition that makes a "then it is released"
+     * rule mean something (a store that grants everything would otherwise pass it).
+     */
+    static void mustBeBusy(DistributedLock lock, String held) {
+        Optional<LockHandle> h = lock.tryAcquire();
+        h.ifPresent(LockHandle::release);
+        assertTrue(h.isEmpty(), () -> "another client acquired '" + lock.name() + "' while " + held);
     }
 
     static LockHandle mustAcquire(DistributedLock lock, Duration wait) {

@@ -118,6 +118,7 @@ public final class TckContext implements AutoCloseable {
             throw new IllegalArgumentException("not a client of this test: " + client);
         }
         org.awaitility.Awaitility.await("an acquisition through " + client + " asked the store")
+                .dontCatchUncaughtExceptions() // as Tck.await
                 .atMost(settings.slack().plusSeconds(10))
                 .pollInterval(Duration.ofMillis(5))
                 .until(backend::hasAskedTheStore);

@@ -93,6 +93,7 @@ public final class TckProcess implements AutoCloseable {
     public String awaitLine(Predicate<String> matching, String what, Duration timeout) {
         try {
             return Awaitility.await(label + " printed " + what)
+                    .dontCatchUncaughtExceptions() // as Tck.await: another rule's thread must not fail this one
                     .atMost(timeout)
                     .pollInterval(Duration.ofMillis(10))
                     .until(() -> lines().stream().filter(matching).findFirst().orElse(null), l -> l != null);

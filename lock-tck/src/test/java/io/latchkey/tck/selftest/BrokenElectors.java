@@ -7,9 +7,12 @@ import io.latchkey.recipes.ElectionListener;
 import io.latchkey.recipes.Elector;
 import io.latchkey.recipes.Revocation;
 import io.latchkey.recipes.Term;
+import io.latchkey.spi.DaemonThreads;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /*
  * Deliberately broken electors for RecipeSelfTest: each wraps the real Elector and breaks one promise the
@@ -28,7 +31,14 @@ final class BrokenElectors {
         /** relinquish() does nothing. */
         RELINQUISH_KEEPS_THE_LOCK,
         /** close() does nothing: the term is neither revoked nor released. */
-        CLOSE_KEEPS_THE_LOCK
+        CLOSE_KEEPS_THE_LOCK,
+        /**
+         * Believes its term until the store says otherwise: a loss counts only once the store answers again, so in
+         * an outage it leads on past validUntil.
+         */
+        LEADS_UNTIL_THE_STORE_ANSWERS,
+        /** Stands by for good when somebody already leads: a dead leader is never replaced by it. */
+        JOINS_ONLY_AN_EMPTY_ELECTION
     }
 
     static Elector build(
@@ -40,15 +50,28 @@ final class BrokenElectors {
             ElectionListener listener) {
         AtomicReference<Elector> self = new AtomicReference<>();
         AtomicReference<Term> sticky = new AtomicReference<>();
+        AtomicReference<Term> believed = new AtomicReference<>();
         ElectionListener wrapped = new ElectionListener() {
             @Override
             public void onElected(Term term) {
                 sticky.compareAndSet(null, term);
+                believed.set(term);
                 listener.onElected(term);
             }
 
             @Override
             public void onRevoked(Term term, Revocation why) {
+                if (why.reason() == Revocation.Reason.LOST && kind == Kind.LEADS_UNTIL_THE_STORE_ANSWERS) {
+                    DaemonThreads.start("broken-elector-believer", () -> {
+                        while (!storeAnswers(client, name)) {
+                            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+                        }
+                        believed.compareAndSet(term, null);
+                        listener.onRevoked(term, why);
+                    });
+                    return;
+                }
+                believed.compareAndSet(term, null);
                 if (why.reason() == Revocation.Reason.LOST) {
                     if (kind == Kind.NEVER_REVOKES_ON_LOSS) {
                         return;
@@ -76,13 +99,25 @@ final class BrokenElectors {
 
             @Override
             public Elector start() {
+                if (kind == Kind.JOINS_ONLY_AN_EMPTY_ELECTION
+                        && real.currentLeader().isPresent()) {
+                    return this; // somebody leads: stand by, for ever
+                }
                 real.start();
                 return this;
             }
 
             @Override
             public boolean isLeader() {
-                return kind == Kind.NEVER_REVOKES_ON_LOSS ? sticky.get() != null : real.isLeader();
+                switch (kind) {
+                    case NEVER_REVOKES_ON_LOSS:
+                        return sticky.get() != null;
+                    case LEADS_UNTIL_THE_STORE_ANSWERS:
+                        // (the real elector's answer too: onElected may come a moment after awaitLeadership returns)
+                        return real.isLeader() || believed.get() != null;
+                    default:
+                        return real.isLeader();
+                }
             }
 
             @Override
@@ -123,10 +158,21 @@ final class BrokenElectors {
             @Override
             public void close() {
                 if (kind != Kind.CLOSE_KEEPS_THE_LOCK) {
+                    believed.set(null);
                     sticky.set(null);
                     real.close();
                 }
             }
         };
+    }
+
+    /** Whether the store answers a read of the election's lock now. */
+    private static boolean storeAnswers(LockClient client, String name) {
+        try {
+            client.inspect(name);
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 }

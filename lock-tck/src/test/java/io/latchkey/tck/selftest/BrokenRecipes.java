@@ -155,7 +155,9 @@ final class BrokenRecipes {
         /** Accepts no names and repeated names without a word. */
         NO_INPUT_CHECKS,
         /** release() says yes and releases nothing. */
-        RELEASE_RELEASES_NOTHING
+        RELEASE_RELEASES_NOTHING,
+        /** acquire(wait) makes one attempt and ignores the wait: a part that frees a moment later is never taken. */
+        NEVER_WAITS
     }
 
     static MultiLock multiLock(MultiLockFlaw flaw, LockClient client, List<String> names, LockOptions options) {
@@ -195,7 +197,7 @@ final class BrokenRecipes {
 
             @Override
             public MultiLockHandle acquire(Duration wait) throws InterruptedException {
-                long deadline = System.nanoTime() + wait.toNanos();
+                long deadline = System.nanoTime() + (flaw == MultiLockFlaw.NEVER_WAITS ? 0 : wait.toNanos());
                 List<LockHandle> taken = new ArrayList<>();
                 try {
                     for (DistributedLock lock : locks) {

@@ -30,5 +30,11 @@ enum Flaw {
      * The store key is the lower-cased name, a lossy encoding: "a" and "A" are one lock (§4.8 bad input never
      * corrupts state).
      */
-    BAD_NAME_CORRUPTS_ANOTHER_LOCK
+    BAD_NAME_CORRUPTS_ANOTHER_LOCK,
+    /**
+     * Stores nothing and grants everything: every tryAcquire is granted (tokens from one rising counter), every
+     * renew and release succeeds, inspect and list show nothing, forceRelease finds nothing. The baseline every rule
+     * that depends on the store must fail.
+     */
+    GRANTS_EVERYTHING
 }

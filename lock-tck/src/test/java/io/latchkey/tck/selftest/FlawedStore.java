@@ -1,5 +1,6 @@
 package io.latchkey.tck.selftest;
 
+import io.latchkey.BackendUnavailableException;
 import io.latchkey.LockInfo;
 import io.latchkey.LockLoss;
 import io.latchkey.spi.AcquireRequest;
@@ -45,6 +46,8 @@ final class FlawedStore {
     private final Flaw flaw;
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, Slot> slots = new HashMap<>(); // guarded by lock; key: see key()
+    private long everyToken; // guarded by lock; GRANTS_EVERYTHING's one counter
+    private volatile boolean down; // an outage (TckFaults.outage): every call fails as an unreachable server's would
 
     FlawedStore(Flaw flaw) {
         this.flaw = flaw;
@@ -59,10 +62,20 @@ final class FlawedStore {
         return "flawed-mem:" + flaw;
     }
 
+    /** Makes every call of every client fail with BackendUnavailableException until the handle is closed. */
+    AutoCloseable outage() {
+        down = true;
+        return () -> down = false;
+    }
+
     // ---------------------------------------------------------------- operations
 
     AcquireResult tryAcquire(AcquireRequest req, FlawedBackend by) {
         long start = System.nanoTime();
+        if (flaw == Flaw.GRANTS_EVERYTHING) { // FLAW: nothing is stored, nothing is ever busy
+            return locked(() -> new Grant(
+                    req.name(), req.owner(), ++everyToken, start + req.lease().toNanos(), null));
+        }
         String key = key(req.name());
         if (flaw == Flaw.NO_EXCLUSION_UNDER_RACE) {
             // FLAW: check, then act in a separate step. Between the two, another client can also see "free".
@@ -92,6 +105,9 @@ final class FlawedStore {
 
     RenewResult renew(Grant grant, Duration lease) {
         long start = System.nanoTime();
+        if (flaw == Flaw.GRANTS_EVERYTHING) {
+            return RenewResult.renewed(start + lease.toNanos()); // FLAW: renews what it never stored
+        }
         return locked(() -> {
             Slot s = slots.get(key(grant.name()));
             long now = System.nanoTime();
@@ -109,6 +125,9 @@ final class FlawedStore {
     }
 
     boolean release(Grant grant) {
+        if (flaw == Flaw.GRANTS_EVERYTHING) {
+            return true; // FLAW: "released" what it never stored
+        }
         return locked(() -> {
             Slot s = slots.get(key(grant.name()));
             if (s == null || s.owner == null) {
@@ -189,6 +208,9 @@ final class FlawedStore {
     }
 
     private <T> T locked(Supplier<T> action) {
+        if (down) {
+            throw new BackendUnavailableException("the store is in an outage (a TCK fault)", null, description(), null);
+        }
         lock.lock();
         try {
             return action.get();

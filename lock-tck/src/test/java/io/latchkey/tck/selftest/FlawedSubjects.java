@@ -2,7 +2,12 @@ package io.latchkey.tck.selftest;
 
 import io.latchkey.spi.LockBackend;
 import io.latchkey.tck.LockBackendTck;
+import io.latchkey.tck.ProcessBackend;
+import io.latchkey.tck.TckFaults;
 import io.latchkey.tck.TckSettings;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -38,9 +43,38 @@ final class FlawedSubjects {
     @ExtendWith(OnlyInsideSelfTest.class)
     abstract static class Subject extends LockBackendTck {
         private final FlawedStore store;
+        private final @Nullable StoreServer server;
 
         Subject(Flaw flaw) {
+            this(flaw, false);
+        }
+
+        /** With {@code servingChildJvms}, the store is also served on loopback, for the rules that start child JVMs. */
+        Subject(Flaw flaw, boolean servingChildJvms) {
             this.store = new FlawedStore(flaw);
+            this.server = servingChildJvms ? new StoreServer(store) : null;
+        }
+
+        @Override
+        protected Optional<ProcessBackend> processBackend() {
+            return Optional.ofNullable(server).map(s -> ProcessBackend.of(s.uri()));
+        }
+
+        @Override
+        protected TckFaults faults() {
+            return new TckFaults() {
+                @Override
+                public AutoCloseable outage() {
+                    return store.outage();
+                }
+            };
+        }
+
+        @AfterEach
+        void stopServingChildJvms() {
+            if (server != null) {
+                server.close();
+            }
         }
 
         @Override
@@ -58,6 +92,13 @@ final class FlawedSubjects {
     static final class NoFlaw extends Subject {
         NoFlaw() {
             super(Flaw.NONE);
+        }
+    }
+
+    /** The control for the rules that start child JVMs: the same store, also served to them on loopback. */
+    static final class NoFlawServingChildJvms extends Subject {
+        NoFlawServingChildJvms() {
+            super(Flaw.NONE, true);
         }
     }
 
@@ -94,6 +135,13 @@ final class FlawedSubjects {
     static final class BadNameCorruptsAnotherLock extends Subject {
         BadNameCorruptsAnotherLock() {
             super(Flaw.BAD_NAME_CORRUPTS_ANOTHER_LOCK);
+        }
+    }
+
+    /** Stores nothing, grants everything; also served to child JVMs, so that every recipe rule runs on it. */
+    static final class GrantsEverything extends Subject {
+        GrantsEverything() {
+            super(Flaw.GRANTS_EVERYTHING, true);
         }
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,6 +19,8 @@ import org.junit.platform.testkit.engine.Events;
  * same rules.
  */
 @DisplayName("TCK self test: the recipe rules catch deliberately broken recipes")
+// minutes of broken recipes on the in-memory store: it proves the TCK, not the JDK, so CI runs it on one JDK only
+@Tag("recipe-self-test")
 class RecipeSelfTest {
     private static final String ONE_LEADER = "elector_oneLeaderAtATimeAndTermsRise";
     private static final String RELINQUISH = "elector_relinquishHandsOverAndStaysOut";
@@ -37,6 +40,13 @@ class RecipeSelfTest {
     private static final String TASK_ENDS = "tasks_whenTheTaskEndsByItself";
     private static final String BAD_INPUT = "multilock_badInputIsRejectedAndTouchesNothing";
     private static final String RELEASE = "multilock_releaseFreesEveryPartAndTokensRise";
+    private static final String OUTAGE = "elector_outageEndsLeadershipNoLaterThanValidUntil";
+    private static final String CHURN = "distribution_boundedChurnOnJoinAndLeave";
+    private static final String FIGURES = "distribution_figures100ItemsOver10Instances";
+    private static final String KILLED_LEADER = "elector_killedLeaderProcessIsReplaced";
+    private static final String KILLED_RUNNER = "tasks_killedRunnerProcessIsTakenOver";
+    private static final String KILLED_HOLDER = "multilock_killedHolderProcessFreesEveryPart";
+    private static final String KILLED_INSTANCE = "distribution_killedInstanceProcessItemsRunElsewhere";
 
     @Test
     @DisplayName("an elector that keeps leading after its lock was lost is caught by the loss rule")
@@ -205,6 +215,74 @@ class RecipeSelfTest {
                 .containsAnyOf("not free at once", "stayed valid after release()");
     }
 
+    @Test
+    @DisplayName("an elector that believes its term until the store answers again is caught by the outage rule")
+    void electorLeadingThroughAnOutageIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.ElectorLeadingThroughAnOutage.class, OUTAGE);
+        assertThat(failureOf(tests, OUTAGE, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("still leading");
+    }
+
+    @Test
+    @DisplayName("distributors that assign by index modulo the member count are caught by the churn rule")
+    void distributorByModuloIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.DistributorByModulo.class, CHURN);
+        assertThat(failureOf(tests, CHURN, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("items moved when a 4th instance joined");
+    }
+
+    @Test
+    @DisplayName("distributors without shared item locks are caught by the 100-item figures rule, when it runs")
+    void figuresRuleCatchesDistributorsWithoutSharedLocks(TestReporter reporter) {
+        Events tests = withFiguresOn(() -> run(RecipeSubjects.DistributorWithoutSharedLocks.class, FIGURES));
+        assertThat(failureOf(tests, FIGURES, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .containsAnyOf("no even spread", "held twice");
+    }
+
+    @Test
+    @DisplayName("(child JVMs) an elector that stands by when somebody leads is caught: the SIGKILL'd leader is not"
+            + " replaced")
+    void electorJoiningOnlyAnEmptyElectionIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.ElectorJoiningOnlyAnEmptyElection.class, KILLED_LEADER);
+        assertThat(failureOf(tests, KILLED_LEADER, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("no new leader within");
+    }
+
+    @Test
+    @DisplayName("(child JVMs) exclusive tasks that never retry are caught: the SIGKILL'd runner's key is not taken"
+            + " over")
+    void tasksNeverRetryingAreCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.TasksNeverRetrying.class, KILLED_RUNNER);
+        // the survivor's task never starts: the rule's wait for it times out
+        assertThat(failureOf(tests, KILLED_RUNNER, reporter)).isInstanceOf(java.util.concurrent.TimeoutException.class);
+    }
+
+    @Test
+    @DisplayName("(child JVMs) a multi-lock that never waits is caught: it does not get the SIGKILL'd holder's set")
+    void multiLockNeverWaitingIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.MultiLockNeverWaiting.class, KILLED_HOLDER);
+        assertThat(failureOf(tests, KILLED_HOLDER, reporter)).isInstanceOf(io.latchkey.LockTimeoutException.class);
+    }
+
+    @Test
+    @DisplayName("(child JVMs) a distributor that does not rebalance is caught: the SIGKILL'd instance's items do not"
+            + " run elsewhere")
+    void distributorNeverRebalancingAcrossJvmsIsCaught(TestReporter reporter) {
+        Events tests = run(RecipeSubjects.DistributorNeverRebalancingAcrossJvms.class, KILLED_INSTANCE);
+        assertThat(failureOf(tests, KILLED_INSTANCE, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .contains("no even spread");
+    }
+
     @ParameterizedTest(name = "control: the real recipes pass {0}")
     @ValueSource(
             strings = {
@@ -225,16 +303,50 @@ class RecipeSelfTest {
                 TASKS_CLOSE,
                 TASK_ENDS,
                 BAD_INPUT,
-                RELEASE
+                RELEASE,
+                OUTAGE,
+                CHURN
             })
     @DisplayName("control: the real recipes on the same store pass every targeted rule")
     void controlPassesTheTargetedRule(String rule) {
-        Events tests = run(FlawedSubjects.NoFlaw.class, rule);
+        assertPasses(run(FlawedSubjects.NoFlaw.class, rule), rule);
+    }
+
+    @ParameterizedTest(name = "control: the real recipes pass {0} with child JVMs on the served store")
+    @ValueSource(strings = {KILLED_LEADER, KILLED_RUNNER, KILLED_HOLDER, KILLED_INSTANCE})
+    @DisplayName("control: the real recipes pass every SIGKILL rule, the store served to the child JVMs")
+    void controlPassesTheChildJvmRules(String rule) {
+        assertPasses(run(FlawedSubjects.NoFlawServingChildJvms.class, rule), rule);
+    }
+
+    @Test
+    @DisplayName("control: the real recipes pass the 100-item figures rule")
+    void controlPassesTheFiguresRule() {
+        assertPasses(withFiguresOn(() -> run(FlawedSubjects.NoFlaw.class, FIGURES)), FIGURES);
+    }
+
+    private static void assertPasses(Events tests, String rule) {
         List<String> failures =
                 tests.failed().stream().map(SelfTestRuns::describe).toList();
         assertThat(failures).as("failures of the control").isEmpty();
         assertThat(tests.succeeded().count())
                 .as("rule %s passed on the control", rule)
                 .isEqualTo(1);
+    }
+
+    /** Runs with the figures rule switched on (it reads a system property), restoring the property after. */
+    static Events withFiguresOn(java.util.function.Supplier<Events> run) {
+        String key = io.latchkey.tck.DistributionRules.FIGURES_PROPERTY;
+        String before = System.getProperty(key);
+        System.setProperty(key, "true");
+        try {
+            return run.get();
+        } finally {
+            if (before == null) {
+                System.clearProperty(key);
+            } else {
+                System.setProperty(key, before);
+            }
+        }
     }
 }

@@ -27,7 +27,11 @@ final class RecipeSubjects {
         private final BrokenElectors.Kind kind;
 
         WithBrokenElector(BrokenElectors.Kind kind) {
-            super(Flaw.NONE);
+            this(kind, false);
+        }
+
+        WithBrokenElector(BrokenElectors.Kind kind, boolean servingChildJvms) {
+            super(Flaw.NONE, servingChildJvms);
             this.kind = kind;
         }
 
@@ -144,7 +148,11 @@ final class RecipeSubjects {
         private final BrokenRecipes.MultiLockFlaw flaw;
 
         WithBrokenMultiLock(BrokenRecipes.MultiLockFlaw flaw) {
-            super(Flaw.NONE);
+            this(flaw, false);
+        }
+
+        WithBrokenMultiLock(BrokenRecipes.MultiLockFlaw flaw, boolean servingChildJvms) {
+            super(Flaw.NONE, servingChildJvms);
             this.flaw = flaw;
         }
 
@@ -207,14 +215,81 @@ final class RecipeSubjects {
         @Override
         public WorkDistributor newDistributor(
                 LockClient client, String group, List<String> items, int cap, String instanceId, ItemWorker worker) {
-            return WorkDistributor.builder(client, group)
-                    .items(items)
-                    .cap(cap)
-                    .instanceId(instanceId)
-                    .worker(worker)
-                    .options(LockOptions.builder().lease(Duration.ofSeconds(1)).build())
-                    .rebalanceInterval(Duration.ofHours(1))
-                    .build();
+            return rebalancingHourly(client, group, items, cap, instanceId, worker);
+        }
+    }
+
+    /** The same, with the store served to child JVMs: the instance killed with SIGKILL is one. */
+    static final class DistributorNeverRebalancingAcrossJvms extends Subject {
+        DistributorNeverRebalancingAcrossJvms() {
+            super(Flaw.NONE, true);
+        }
+
+        @Override
+        public WorkDistributor newDistributor(
+                LockClient client, String group, List<String> items, int cap, String instanceId, ItemWorker worker) {
+            return rebalancingHourly(client, group, items, cap, instanceId, worker);
+        }
+    }
+
+    private static WorkDistributor rebalancingHourly(
+            LockClient client, String group, List<String> items, int cap, String instanceId, ItemWorker worker) {
+        return WorkDistributor.builder(client, group)
+                .items(items)
+                .cap(cap)
+                .instanceId(instanceId)
+                .worker(worker)
+                .options(LockOptions.builder().lease(Duration.ofSeconds(1)).build())
+                .rebalanceInterval(Duration.ofHours(1))
+                .build();
+    }
+
+    /** Distributors that give item i to the member ranked i mod M: even and exclusive, but a join moves most items. */
+    static final class DistributorByModulo extends Subject {
+        DistributorByModulo() {
+            super(Flaw.NONE);
+        }
+
+        @Override
+        public WorkDistributor newDistributor(
+                LockClient client, String group, List<String> items, int cap, String instanceId, ItemWorker worker) {
+            LockOptions options =
+                    LockOptions.builder().lease(tck().settings().shortLease()).build();
+            return new ModuloDistributor(client, group, items, cap, instanceId, worker, options);
+        }
+    }
+
+    /** An elector that believes its term until the store answers again: it leads on through an outage. */
+    static final class ElectorLeadingThroughAnOutage extends WithBrokenElector {
+        ElectorLeadingThroughAnOutage() {
+            super(BrokenElectors.Kind.LEADS_UNTIL_THE_STORE_ANSWERS);
+        }
+    }
+
+    /** An elector that stands by for good when somebody leads; the leader is a child JVM that gets SIGKILL. */
+    static final class ElectorJoiningOnlyAnEmptyElection extends WithBrokenElector {
+        ElectorJoiningOnlyAnEmptyElection() {
+            super(BrokenElectors.Kind.JOINS_ONLY_AN_EMPTY_ELECTION, true);
+        }
+    }
+
+    /** Exclusive tasks that never retry a key that was taken, whatever retry interval they were given. */
+    static final class TasksNeverRetrying extends Subject {
+        TasksNeverRetrying() {
+            super(Flaw.NONE, true);
+        }
+
+        @Override
+        public ExclusiveTasks newExclusiveTasks(
+                LockClient client, String prefix, @Nullable Duration retryEvery, TaskEnd whenTaskEnds) {
+            return super.newExclusiveTasks(client, prefix, null, whenTaskEnds);
+        }
+    }
+
+    /** A multi-lock whose acquire(wait) makes one attempt; the holder of the set is a child JVM that gets SIGKILL. */
+    static final class MultiLockNeverWaiting extends WithBrokenMultiLock {
+        MultiLockNeverWaiting() {
+            super(BrokenRecipes.MultiLockFlaw.NEVER_WAITS, true);
         }
     }
 }
