@@ -25,5 +25,10 @@ public enum Capability {
     /** A lock that is held stays held when the store's server restarts (durable state). */
     SURVIVES_SERVER_RESTART,
     /** {@link LockClient#list(String)} enumerates the locks held in the store. */
-    LISTING
+    LISTING,
+    /**
+     * {@link LockClient#semaphore(String, int)}: counted permits, each grant a handle with its own lease, renewal,
+     * loss signal and a fencing token that rises across the semaphore.
+     */
+    SEMAPHORE
 }

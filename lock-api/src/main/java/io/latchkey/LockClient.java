@@ -41,6 +41,25 @@ public interface LockClient extends AutoCloseable {
      */
     MultiLock lockAll(Collection<String> names, LockOptions options);
 
+    /**
+     * The semaphore with this name and {@code permits} permits, with default options: see
+     * {@link DistributedSemaphore}. The permit count is part of the semaphore's identity in the store: while the
+     * store knows the name with another count, acquiring through this view fails with an
+     * {@link IllegalArgumentException} naming both counts.
+     *
+     * @throws IllegalArgumentException      if the name is invalid or {@code permits} is not 1..10,000
+     * @throws UnsupportedOperationException if the backend does not claim {@link Capability#SEMAPHORE}
+     */
+    DistributedSemaphore semaphore(String name, int permits);
+
+    /**
+     * The semaphore with this name, {@code permits} permits, and these options for every grant (lease, renewal,
+     * retry strategy; reentrancy must be NONE).
+     *
+     * @see #semaphore(String, int)
+     */
+    DistributedSemaphore semaphore(String name, int permits, LockOptions options);
+
     /** What the store holds for this name right now, if anything. */
     Optional<LockInfo> inspect(String name);
 

@@ -9,6 +9,7 @@ import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
 import io.latchkey.spi.Deadlines;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantKind;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
@@ -36,11 +37,12 @@ final class AcquireLoop {
      * @param waitNanos     0 for a single attempt that never blocks; Long.MAX_VALUE for no limit
      * @param throwOnTimeout throw {@link LockTimeoutException} rather than return null when the wait runs out
      */
-    static CoreHandle acquire(CoreLockClient c, String name, LockOptions o, long waitNanos, boolean throwOnTimeout)
+    static CoreHandle acquire(
+            CoreLockClient c, String name, GrantKind kind, LockOptions o, long waitNanos, boolean throwOnTimeout)
             throws InterruptedException {
         c.checkOpen(name);
         long begin = System.nanoTime();
-        if (o.reentrancy() == Reentrancy.PER_THREAD) {
+        if (o.reentrancy() == Reentrancy.PER_THREAD && kind.type() == GrantKind.Type.EXCLUSIVE) {
             HeldLock mine = c.active.get(name);
             if (mine != null && mine.reentrantOwner == Thread.currentThread() && mine.addHold()) {
                 c.listeners.acquired(name, mine.grant.fencingToken(), 0);
@@ -48,7 +50,8 @@ final class AcquireLoop {
             }
         }
         long deadline = Deadlines.saturatedAdd(begin, waitNanos);
-        LocalGates.Gate gate = c.gates.use(name);
+        String owner = c.owners.next();
+        LocalGates.Gate gate = c.gates.use(GrantKeys.of(name, kind, owner));
         boolean entered = false;
         boolean granted = false;
         Throwable failure = null;
@@ -57,10 +60,9 @@ final class AcquireLoop {
                     ? !gate.permit.hasQueuedThreads() && gate.permit.tryAcquire()
                     : gate.tryEnter(Math.max(0, deadline - System.nanoTime()));
             if (!entered) {
-                return timedOut(c, name, begin, 0, null, gate, true, false, throwOnTimeout);
+                return timedOut(c, name, kind, begin, 0, null, gate, true, false, throwOnTimeout);
             }
-            String owner = c.owners.next();
-            AcquireRequest request = new AcquireRequest(name, owner, o.lease(), o.fairness());
+            AcquireRequest request = new AcquireRequest(name, owner, o.lease(), o.fairness(), kind);
             Iterator<Duration> delays = null;
             Busy lastBusy = null;
             RuntimeException lastError = null;
@@ -108,18 +110,18 @@ final class AcquireLoop {
                 remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     if (lastError != null) {
-                        throw unavailable(c, name, begin, attempts, lastError);
+                        throw unavailable(c, name, kind, begin, attempts, lastError);
                     }
-                    return timedOut(c, name, begin, attempts, lastBusy, gate, false, false, throwOnTimeout);
+                    return timedOut(c, name, kind, begin, attempts, lastBusy, gate, false, false, throwOnTimeout);
                 }
                 if (delays == null) {
                     delays = o.retry().delays();
                 }
                 if (!delays.hasNext()) {
                     if (lastError != null) {
-                        throw unavailable(c, name, begin, attempts, lastError);
+                        throw unavailable(c, name, kind, begin, attempts, lastError);
                     }
-                    return timedOut(c, name, begin, attempts, lastBusy, gate, false, true, throwOnTimeout);
+                    return timedOut(c, name, kind, begin, attempts, lastBusy, gate, false, true, throwOnTimeout);
                 }
                 long pause = Math.min(checkedDelay(delays.next()), remaining);
                 if (result != null && lastBusy.retryAfter() != null) {
@@ -132,7 +134,7 @@ final class AcquireLoop {
                 } else {
                     long pauseStart = System.nanoTime();
                     try {
-                        c.backend.awaitChange(name, Duration.ofNanos(pause));
+                        c.backend.awaitChange(request, Duration.ofNanos(pause));
                     } catch (BackendUnavailableException e) {
                         // the store could not be watched: spend the rest of the pause here rather than spin
                         lastError = e;
@@ -161,11 +163,13 @@ final class AcquireLoop {
     }
 
     private static void checkGrant(CoreLockClient c, AcquireRequest request, Grant g) {
-        if (!g.name().equals(request.name()) || !g.owner().equals(request.owner())) {
+        if (!g.name().equals(request.name())
+                || !g.owner().equals(request.owner())
+                || !g.kind().equals(request.kind())) {
             c.releaseQuietly(g);
             throw new IllegalStateException("backend " + c.backend() + " returned a grant for lock '" + g.name()
-                    + "' owner " + g.owner() + " in answer to a request for '" + request.name() + "' owner "
-                    + request.owner() + ": the backend is broken");
+                    + "' owner " + g.owner() + " (" + g.kind() + ") in answer to a request for '" + request.name()
+                    + "' owner " + request.owner() + " (" + request.kind() + "): the backend is broken");
         }
     }
 
@@ -179,6 +183,7 @@ final class AcquireLoop {
     private static CoreHandle timedOut(
             CoreLockClient c,
             String name,
+            GrantKind kind,
             long begin,
             int attempts,
             Busy busy,
@@ -188,7 +193,7 @@ final class AcquireLoop {
             boolean throwOnTimeout) {
         long waited = System.nanoTime() - begin;
         LockTimeoutException e = new LockTimeoutException(
-                timeoutMessage(c, name, waited, attempts, busy, gate, localBusy, exhausted),
+                timeoutMessage(c, name, kind, waited, attempts, busy, gate, localBusy, exhausted),
                 name,
                 c.backend(),
                 Duration.ofNanos(waited));
@@ -203,6 +208,7 @@ final class AcquireLoop {
     private static String timeoutMessage(
             CoreLockClient c,
             String name,
+            GrantKind kind,
             long waitedNanos,
             int attempts,
             Busy busy,
@@ -210,9 +216,9 @@ final class AcquireLoop {
             boolean localBusy,
             boolean exhausted) {
         StringBuilder sb = new StringBuilder(160);
-        sb.append(exhausted ? "Gave up on lock " : "Timed out after ")
-                .append(exhausted ? "" : Duration.ofNanos(waitedNanos) + " waiting for lock ")
-                .append(LockNames.quote(name))
+        sb.append(exhausted ? "Gave up on " : "Timed out after ")
+                .append(exhausted ? "" : Duration.ofNanos(waitedNanos) + " waiting for ")
+                .append(GrantKeys.describe(name, kind))
                 .append(" on ")
                 .append(c.backend())
                 .append(": ");
@@ -223,6 +229,11 @@ final class AcquireLoop {
         }
         if (localBusy) {
             sb.append("this client already holds it or is acquiring it");
+        } else if (kind.type() == GrantKind.Type.PERMITS) {
+            sb.append("not enough permits free");
+            if (busy != null && busy.retryAfter() != null) {
+                sb.append(", the next grant's lease ends in ").append(busy.retryAfter());
+            }
         } else if (busy != null && busy.holder() != null) {
             sb.append("held by ").append(busy.holder());
             if (busy.holderToken() >= 0) {
@@ -240,9 +251,9 @@ final class AcquireLoop {
     }
 
     private static BackendUnavailableException unavailable(
-            CoreLockClient c, String name, long begin, int attempts, RuntimeException last) {
+            CoreLockClient c, String name, GrantKind kind, long begin, int attempts, RuntimeException last) {
         return new BackendUnavailableException(
-                "Could not acquire lock " + LockNames.quote(name) + " on " + c.backend()
+                "Could not acquire " + GrantKeys.describe(name, kind) + " on " + c.backend()
                         + ": the store could not be used (" + attempts + " attempts in "
                         + Duration.ofNanos(System.nanoTime() - begin)
                         + "); last error: " + io.latchkey.spi.Redaction.redact(last.getMessage()),

@@ -5,6 +5,7 @@ import io.latchkey.Durations;
 import io.latchkey.LockHandle;
 import io.latchkey.LockOptions;
 import io.latchkey.Reentrancy;
+import io.latchkey.spi.GrantKind;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -18,12 +19,19 @@ final class CoreLock implements DistributedLock {
     private final CoreLockClient client;
     private final String name;
     private final LockOptions options;
+    private final GrantKind kind;
     private volatile JavaLockView javaLock;
 
     CoreLock(CoreLockClient client, String name, LockOptions options) {
+        this(client, name, options, GrantKind.EXCLUSIVE);
+    }
+
+    /** A view that asks the store for {@code kind} (a semaphore's permits use one per permit count). */
+    CoreLock(CoreLockClient client, String name, LockOptions options, GrantKind kind) {
         this.client = client;
         this.name = name;
         this.options = options;
+        this.kind = kind;
     }
 
     @Override
@@ -43,7 +51,7 @@ final class CoreLock implements DistributedLock {
     @Override
     public Optional<LockHandle> tryAcquire() {
         try {
-            return Optional.ofNullable(AcquireLoop.acquire(client, name, options, 0, false));
+            return Optional.ofNullable(AcquireLoop.acquire(client, name, kind, options, 0, false));
         } catch (InterruptedException e) {
             // a single attempt never blocks; keep the interrupt for the caller
             Thread.currentThread().interrupt();
@@ -55,20 +63,20 @@ final class CoreLock implements DistributedLock {
     public Optional<LockHandle> tryAcquire(Duration wait) throws InterruptedException {
         long nanos = Durations.requireWait(wait, "wait").toNanos();
         failIfInterrupted();
-        return Optional.ofNullable(AcquireLoop.acquire(client, name, options, nanos, false));
+        return Optional.ofNullable(AcquireLoop.acquire(client, name, kind, options, nanos, false));
     }
 
     @Override
     public LockHandle acquire(Duration wait) throws InterruptedException {
         long nanos = Durations.requireWait(wait, "wait").toNanos();
         failIfInterrupted();
-        return AcquireLoop.acquire(client, name, options, nanos, true);
+        return AcquireLoop.acquire(client, name, kind, options, nanos, true);
     }
 
     @Override
     public LockHandle acquire() throws InterruptedException {
         failIfInterrupted();
-        return AcquireLoop.acquire(client, name, options, Long.MAX_VALUE, true);
+        return AcquireLoop.acquire(client, name, kind, options, Long.MAX_VALUE, true);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.latchkey.core;
 
 import io.latchkey.Capability;
 import io.latchkey.DistributedLock;
+import io.latchkey.DistributedSemaphore;
 import io.latchkey.Fairness;
 import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
@@ -10,7 +11,9 @@ import io.latchkey.LockListener;
 import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
 import io.latchkey.MultiLock;
+import io.latchkey.Reentrancy;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.Redaction;
@@ -33,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * The core's LockClient: owns one backend, one scheduler thread and a worker pool shared by all its locks,
  * the local gates (single-flight per name) and the registry of grants it holds.
  *
- * Concurrency design. `active` maps a name to the one grant this client holds for it (the local gate
- * admits one holder per name, so there is never more than one). It is how store-reported losses, reentrant
+ * Concurrency design. `active` maps a grant's key (GrantKeys: the name, for an exclusive lock) to the one grant
+ * this client holds under it (the local gate admits one holder per name, so there is never more than one). It is how store-reported losses, reentrant
  * acquisitions and held() find a grant. Closing flips `closed` first so that no new acquisition starts,
  * then ends every active grant as CLIENT_CLOSED; an acquisition that races with close re-checks `closed`
  * after registering its grant and gives it back.
@@ -124,6 +127,37 @@ public final class CoreLockClient implements LockClient {
             locks.add(lock(name, options));
         }
         return new CoreMultiLock(new ArrayList<>(canonical), locks);
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits) {
+        return semaphore(name, permits, LockOptions.defaults());
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
+        LockNames.check(name);
+        if (permits < 1 || permits > GrantKind.MAX_PERMITS) {
+            throw new IllegalArgumentException("a semaphore has 1.." + GrantKind.MAX_PERMITS + " permits, but '" + name
+                    + "' was opened with " + permits);
+        }
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null; use LockOptions.defaults()");
+        }
+        if (options.reentrancy() != Reentrancy.NONE) {
+            throw new IllegalArgumentException("semaphore '" + name + "': reentrancy must be NONE, was "
+                    + options.reentrancy() + " (each acquisition is its own grant of permits)");
+        }
+        if (options.fairness() == Fairness.REQUIRED) {
+            throw new IllegalArgumentException("semaphore '" + name + "': fairness REQUIRED is not offered for"
+                    + " semaphores (permits go to whoever asks when enough are free); use PREFERRED or NONE");
+        }
+        if (!capabilities.contains(Capability.SEMAPHORE)) {
+            throw new UnsupportedOperationException("semaphores are not supported by " + description
+                    + ": the backend does not claim Capability.SEMAPHORE (it has " + capabilities + ")");
+        }
+        checkOpen(name);
+        return new CoreSemaphore(this, name, permits, options);
     }
 
     @Override
@@ -218,7 +252,7 @@ public final class CoreLockClient implements LockClient {
     }
 
     void register(HeldLock h) {
-        active.put(h.name(), h);
+        active.put(h.key, h);
         // a loss the store reported before this grant was registered (see LossSink)
         EarlyLoss early = earlyLosses.remove(h.name() + '\u0000' + h.grant.owner());
         if (early != null) {
@@ -227,7 +261,7 @@ public final class CoreLockClient implements LockClient {
     }
 
     void forget(HeldLock h) {
-        active.remove(h.name(), h);
+        active.remove(h.key, h);
     }
 
     void releaseQuietly(Grant grant) {
@@ -288,6 +322,9 @@ public final class CoreLockClient implements LockClient {
             earlyLosses.values().removeIf(e -> now - e.atNanos() > EARLY_LOSS_TTL_NANOS);
             earlyLosses.put(key, new EarlyLoss(reason, detail, cause, now));
             HeldLock h = active.get(name);
+            if (h == null || !h.ownedBy(owner)) {
+                h = active.get(GrantKeys.permits(name, owner));
+            }
             if (h != null && h.ownedBy(owner)) {
                 earlyLosses.remove(key);
                 h.markLost(reason, detail, cause);

@@ -49,6 +49,9 @@ final class HeldLock {
 
     final CoreLockClient client;
     final Grant grant;
+    /** The key in the client's registry (see GrantKeys). */
+    final String key;
+
     final LockOptions options;
     final @Nullable Thread reentrantOwner; // null unless PER_THREAD
     final CoreHandle primary;
@@ -75,6 +78,7 @@ final class HeldLock {
             @Nullable Thread reentrantOwner) {
         this.client = client;
         this.grant = grant;
+        this.key = GrantKeys.of(grant.name(), grant.kind(), grant.owner());
         this.options = options;
         this.gate = gate;
         this.time = client.time;

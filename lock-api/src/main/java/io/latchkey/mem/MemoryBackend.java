@@ -6,6 +6,7 @@ import io.latchkey.LockLoss;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.RenewResult;
@@ -29,12 +30,12 @@ import org.jspecify.annotations.Nullable;
  * clock.advance(Duration.ofSeconds(31));   // h.lost() is now complete with EXPIRED
  * }</pre>
  *
- * It claims {@link Capability#FAIR}, {@link Capability#NATIVE_WAIT}, {@link Capability#SERVER_CLOCK} and
- * {@link Capability#LISTING}; it does not survive a restart of the JVM.
+ * It claims {@link Capability#FAIR}, {@link Capability#NATIVE_WAIT}, {@link Capability#SERVER_CLOCK},
+ * {@link Capability#LISTING} and {@link Capability#SEMAPHORE}; it does not survive a restart of the JVM.
  */
 public final class MemoryBackend implements LockBackend {
-    private static final Set<Capability> CAPABILITIES =
-            EnumSet.of(Capability.FAIR, Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING);
+    private static final Set<Capability> CAPABILITIES = EnumSet.of(
+            Capability.FAIR, Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING, Capability.SEMAPHORE);
 
     private final MemoryStore store;
     private volatile @Nullable GrantLossSink sink;
@@ -70,12 +71,28 @@ public final class MemoryBackend implements LockBackend {
 
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
-        return store.tryAcquire(request, this);
+        return isPermits(request.kind())
+                ? store.semaphores().tryAcquire(request, this)
+                : store.tryAcquire(request, this);
     }
 
     @Override
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
-        return store.acquire(request, maxWait, this);
+        return isPermits(request.kind())
+                ? store.semaphores().tryAcquire(request, this)
+                : store.acquire(request, maxWait, this);
+    }
+
+    @Override
+    public boolean awaitChange(AcquireRequest request, Duration timeout) throws InterruptedException {
+        return isPermits(request.kind())
+                ? store.semaphores().awaitChange(request.name(), timeout)
+                : store.awaitChange(request.name(), timeout);
+    }
+
+    @Override
+    public int availablePermits(String name, int limit) {
+        return store.semaphores().availablePermits(name, limit);
     }
 
     @Override
@@ -85,12 +102,16 @@ public final class MemoryBackend implements LockBackend {
 
     @Override
     public RenewResult renew(Grant grant, Duration lease) {
-        return store.renew(grant, lease);
+        return isPermits(grant.kind()) ? store.semaphores().renew(grant, lease) : store.renew(grant, lease);
     }
 
     @Override
     public boolean release(Grant grant) {
-        return store.release(grant);
+        return isPermits(grant.kind()) ? store.semaphores().release(grant) : store.release(grant);
+    }
+
+    private static boolean isPermits(GrantKind kind) {
+        return kind.type() == GrantKind.Type.PERMITS;
     }
 
     @Override

@@ -36,6 +36,7 @@ public final class MemoryStore {
     private final @Nullable String name; // null: a private store
     private final TimeSource time;
     private final ConcurrentHashMap<String, MemorySlot> slots = new ConcurrentHashMap<>();
+    private final MemorySemaphores semaphores;
     private volatile boolean available = true;
 
     /** A private store on the system clock. */
@@ -54,6 +55,7 @@ public final class MemoryStore {
         }
         this.name = name;
         this.time = time;
+        this.semaphores = new MemorySemaphores(this, time);
         if (time instanceof VirtualClock clock) {
             clock.onAdvance(this::expireAll);
         }
@@ -87,6 +89,7 @@ public final class MemoryStore {
                     s.lock.unlock();
                 }
             }
+            semaphores.signalAll();
         }
     }
 
@@ -99,6 +102,11 @@ public final class MemoryStore {
         return name != null
                 ? "mem:" + name
                 : "mem:(private " + Integer.toHexString(System.identityHashCode(this)) + ")";
+    }
+
+    /** The semaphores of this store, a namespace apart from its locks. */
+    MemorySemaphores semaphores() {
+        return semaphores;
     }
 
     // ---------------------------------------------------------------- operations
@@ -282,6 +290,7 @@ public final class MemoryStore {
 
     /** Virtual clock moved: expire what ran out and tell the holders. */
     private void expireAll() {
+        semaphores.expireAll();
         List<Object[]> expired = new ArrayList<>();
         slots.forEach((lockName, s) -> {
             s.lock.lock();
@@ -305,7 +314,7 @@ public final class MemoryStore {
         }
     }
 
-    private void checkAvailable(@Nullable String lockName) {
+    void checkAvailable(@Nullable String lockName) {
         if (!available) {
             throw new BackendUnavailableException(
                     description() + " is unavailable (simulated outage)"

@@ -12,5 +12,12 @@ import java.time.Duration;
  * @param owner    the owner id of this acquisition, unique across clients and time
  * @param lease    the lease to grant
  * @param fairness the caller's fairness preference
+ * @param kind     what is asked for: {@link GrantKind#EXCLUSIVE} unless the backend claims {@code READ_WRITE} or
+ *                 {@code SEMAPHORE}
  */
-public record AcquireRequest(String name, String owner, Duration lease, Fairness fairness) {}
+public record AcquireRequest(String name, String owner, Duration lease, Fairness fairness, GrantKind kind) {
+    /** A request for an exclusive lock. */
+    public AcquireRequest(String name, String owner, Duration lease, Fairness fairness) {
+        this(name, owner, lease, fairness, GrantKind.EXCLUSIVE);
+    }
+}

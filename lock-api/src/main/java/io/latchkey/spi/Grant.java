@@ -12,10 +12,17 @@ import org.jspecify.annotations.Nullable;
  *                        counted conservatively from <em>before</em> the granting request was sent
  *                        (lease minus drift); {@link Long#MAX_VALUE} for a grant bound only to a session
  * @param state           backend-private data (a connection, a node path, a key), opaque to the core; may be null
+ * @param kind            what was granted, as requested ({@link GrantKind#EXCLUSIVE} for a plain lock)
  */
 public record Grant(
         String name,
         String owner,
         long fencingToken,
         long validUntilNanos,
-        @Nullable Object state) implements AcquireResult {}
+        @Nullable Object state,
+        GrantKind kind) implements AcquireResult {
+    /** A grant of an exclusive lock. */
+    public Grant(String name, String owner, long fencingToken, long validUntilNanos, @Nullable Object state) {
+        this(name, owner, fencingToken, validUntilNanos, state, GrantKind.EXCLUSIVE);
+    }
+}

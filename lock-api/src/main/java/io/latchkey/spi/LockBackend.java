@@ -23,6 +23,12 @@ import java.util.concurrent.TimeUnit;
  *   <li>Fencing tokens never go back for a name, also across release and expiry.</li>
  *   <li>{@link #renew} and {@link #release} act only if the store still holds this very grant (owner and
  *       token); they never touch a later grant.</li>
+ *   <li>A request's {@link AcquireRequest#kind()} is other than {@link GrantKind#EXCLUSIVE} only if the backend
+ *       claims the matching capability. {@code permits(n, limit)} is granted iff the permits of the name's valid
+ *       grants plus {@code n} fit in {@code limit}; each grant has its own owner, lease and token (one counter per
+ *       semaphore), and the first acquisition stores {@code limit}: a request with another limit is an
+ *       {@link IllegalArgumentException} naming both counts, and changes nothing. Semaphores are a namespace apart
+ *       from locks.</li>
  *   <li>I/O failures surface as {@link io.latchkey.BackendUnavailableException} naming the lock and
  *       {@link #description()}; a password never appears in a message.</li>
  * </ul>
@@ -66,6 +72,27 @@ public interface LockBackend extends AutoCloseable {
     default boolean awaitChange(String name, Duration timeout) throws InterruptedException {
         TimeUnit.NANOSECONDS.sleep(timeout.toNanos());
         return false;
+    }
+
+    /**
+     * As {@link #awaitChange(String, Duration)} for the primitive the request is for; the default waits on the
+     * name. A backend that claims {@link io.latchkey.Capability#SEMAPHORE} overrides it to wake on the semaphore's
+     * releases.
+     */
+    default boolean awaitChange(AcquireRequest request, Duration timeout) throws InterruptedException {
+        return awaitChange(request.name(), timeout);
+    }
+
+    /**
+     * The permits of semaphore {@code name} that no valid grant holds. Backends that claim
+     * {@link io.latchkey.Capability#SEMAPHORE} override it.
+     *
+     * @param limit the permit count the caller opened the semaphore with
+     * @throws IllegalArgumentException if the store knows {@code name} with another permit count
+     */
+    default int availablePermits(String name, int limit) {
+        throw new UnsupportedOperationException(
+                "semaphores are not supported by " + description() + " (capability SEMAPHORE not claimed)");
     }
 
     /** Extends this grant's lease if the store still holds it. */

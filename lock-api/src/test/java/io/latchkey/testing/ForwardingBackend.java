@@ -58,6 +58,16 @@ public class ForwardingBackend implements LockBackend {
     }
 
     @Override
+    public boolean awaitChange(io.latchkey.spi.AcquireRequest request, Duration timeout) throws InterruptedException {
+        return delegate.awaitChange(request, timeout);
+    }
+
+    @Override
+    public int availablePermits(String name, int limit) {
+        return delegate.availablePermits(name, limit);
+    }
+
+    @Override
     public RenewResult renew(Grant g, Duration lease) {
         return delegate.renew(g, lease);
     }

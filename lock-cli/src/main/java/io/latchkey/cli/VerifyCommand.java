@@ -68,7 +68,8 @@ public final class VerifyCommand implements Callable<Integer> {
             "elector",
             "exclusive-tasks",
             "multi-lock",
-            "distribution");
+            "distribution",
+            "semaphore");
 
     @Spec
     CommandSpec spec;
@@ -83,7 +84,7 @@ public final class VerifyCommand implements Callable<Integer> {
             description =
                     "Only these rule groups (comma-separated): exclusion, fencing, lease, ownership, loss, waiting, "
                             + "idempotency, inspection, validation, capabilities, elector, exclusive-tasks, multi-lock, "
-                            + "distribution. Default: all.")
+                            + "distribution, semaphore. Default: all.")
     List<String> groups = new ArrayList<>();
 
     @Option(

@@ -92,6 +92,19 @@ final class CrashableBackend implements LockBackend {
     }
 
     @Override
+    public boolean awaitChange(AcquireRequest request, Duration timeout) throws InterruptedException {
+        alive();
+        answeredOrWaiting.incrementAndGet();
+        return delegate.awaitChange(request, timeout);
+    }
+
+    @Override
+    public int availablePermits(String name, int limit) {
+        alive();
+        return delegate.availablePermits(name, limit);
+    }
+
+    @Override
     public RenewResult renew(Grant grant, Duration lease) {
         alive();
         return delegate.renew(grant, lease);

@@ -39,7 +39,8 @@ public abstract class LockBackendTck
                 ElectorRules,
                 ExclusiveTaskRules,
                 MultiLockRules,
-                DistributionRules {
+                DistributionRules,
+                SemaphoreRules {
 
     private TckContext context;
 

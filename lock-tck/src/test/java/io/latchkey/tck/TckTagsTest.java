@@ -30,7 +30,8 @@ class TckTagsTest {
             "elector",
             "exclusive-tasks",
             "multi-lock",
-            "distribution"
+            "distribution",
+            "semaphore"
         }) {
             var request = LauncherDiscoveryRequestBuilder.request()
                     .selectors(DiscoverySelectors.selectClass(MemoryBackendTckTest.class))
