@@ -153,8 +153,10 @@ public final class CoreLockClient implements LockClient {
                     + " semaphores (permits go to whoever asks when enough are free); use PREFERRED or NONE");
         }
         if (!capabilities.contains(Capability.SEMAPHORE)) {
+            String why = backend.refusal(Capability.SEMAPHORE);
             throw new UnsupportedOperationException("semaphores are not supported by " + description
-                    + ": the backend does not claim Capability.SEMAPHORE (it has " + capabilities + ")");
+                    + ": the backend does not claim Capability.SEMAPHORE"
+                    + (why != null ? "; " + Redaction.redact(why) : " (it has " + capabilities + ")"));
         }
         checkOpen(name);
         return new CoreSemaphore(this, name, permits, options);

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Store primitives for one lock store. The core does everything else (waiting loop, local queue,
@@ -93,6 +94,14 @@ public interface LockBackend extends AutoCloseable {
     default int availablePermits(String name, int limit) {
         throw new UnsupportedOperationException(
                 "semaphores are not supported by " + description() + " (capability SEMAPHORE not claimed)");
+    }
+
+    /**
+     * Why this backend does not offer {@code capability}, if it has a reason worth telling the user (for example
+     * Redlock and semaphores); {@code null} for the core's generic refusal.
+     */
+    default @Nullable String refusal(Capability capability) {
+        return null;
     }
 
     /** Extends this grant's lease if the store still holds it. */

@@ -63,6 +63,11 @@ public class ForwardingBackend implements LockBackend {
     }
 
     @Override
+    public @org.jspecify.annotations.Nullable String refusal(io.latchkey.Capability capability) {
+        return delegate.refusal(capability);
+    }
+
+    @Override
     public int availablePermits(String name, int limit) {
         return delegate.availablePermits(name, limit);
     }

@@ -11,6 +11,8 @@ import java.util.Optional;
  *   <prefix>{<hex>}:wake    the wake list: a release pushes one element, a waiter BLPOPs it
  *   <prefix>{<hex>}:waiting a flag with a TTL, set by a busy acquire: a release pushes to the wake list only
  *                           when someone waits, so an uncontended cycle never touches the wake list
+ *   <prefix>{<hex>}:sem, :sem-expiries, :sem-wake, :sem-waiting
+ *                           the semaphore of that name (a namespace apart from the lock): see RedisScripts
  *
  * share one cluster slot, and no name can look like another name's key: hex has no braces, colons, glob
  * characters or spaces, and "a:fence" encodes to a different tag than "a". Hex also keeps prefixes: the
@@ -23,6 +25,10 @@ final class RedisKeys {
     private static final byte[] FENCE_SUFFIX = "}:fence".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] WAKE_SUFFIX = "}:wake".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] WAITING_SUFFIX = "}:waiting".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SEM_STATE_SUFFIX = "}:sem".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SEM_EXPIRIES_SUFFIX = "}:sem-expiries".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SEM_WAKE_SUFFIX = "}:sem-wake".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] SEM_WAITING_SUFFIX = "}:sem-waiting".getBytes(StandardCharsets.US_ASCII);
 
     private final String prefix;
     private final byte[] prefixAndBrace;
@@ -35,7 +41,19 @@ final class RedisKeys {
     /** The keys of one name. */
     record NameKeys(byte[] lock, byte[] fence, byte[] wake, byte[] waiting) {}
 
-    NameKeys of(String name) {
+    /** The keys of one semaphore: its state hash, holders' expiries, wake list and waiting flag. */
+    record SemaphoreKeys(byte[] state, byte[] expiries, byte[] wake, byte[] waiting) {}
+
+    SemaphoreKeys semaphore(String name) {
+        byte[] tag = tag(name);
+        return new SemaphoreKeys(
+                concat(tag, SEM_STATE_SUFFIX),
+                concat(tag, SEM_EXPIRIES_SUFFIX),
+                concat(tag, SEM_WAKE_SUFFIX),
+                concat(tag, SEM_WAITING_SUFFIX));
+    }
+
+    private byte[] tag(String name) {
         byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
         byte[] tag = new byte[prefixAndBrace.length + utf8.length * 2];
         System.arraycopy(prefixAndBrace, 0, tag, 0, prefixAndBrace.length);
@@ -44,6 +62,11 @@ final class RedisKeys {
             tag[at++] = HEX[(b >> 4) & 0xF];
             tag[at++] = HEX[b & 0xF];
         }
+        return tag;
+    }
+
+    NameKeys of(String name) {
+        byte[] tag = tag(name);
         return new NameKeys(
                 concat(tag, LOCK_SUFFIX),
                 concat(tag, FENCE_SUFFIX),

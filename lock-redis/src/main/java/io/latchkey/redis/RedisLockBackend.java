@@ -6,6 +6,7 @@ import io.latchkey.LockInfo;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.Redaction;
 import io.latchkey.spi.RenewResult;
@@ -22,6 +23,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.UnifiedJedis;
 
@@ -68,6 +70,9 @@ import redis.clients.jedis.UnifiedJedis;
  */
 public final class RedisLockBackend implements LockBackend {
     private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(
+            EnumSet.of(Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING, Capability.SEMAPHORE));
+    /** Redlock: no semaphores (see RedisSemaphores.REDLOCK_REFUSAL). */
+    private static final Set<Capability> REDLOCK_CAPABILITIES = Collections.unmodifiableSet(
             EnumSet.of(Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING));
 
     private final RedisConnection connection;
@@ -75,6 +80,7 @@ public final class RedisLockBackend implements LockBackend {
     private final RedisRenewal renewal;
     private final RedisWaiting waiting;
     private final RedisInspection inspection;
+    private final RedisSemaphores semaphores;
 
     private RedisLockBackend(RedisConnection connection, RedisSettings settings) {
         RedisKeys keys = new RedisKeys(settings.keyPrefix());
@@ -83,6 +89,7 @@ public final class RedisLockBackend implements LockBackend {
         this.grants = new RedisGrants(connection, keys, waiting, settings.clockDrift());
         this.renewal = new RedisRenewal(connection, keys, grants);
         this.inspection = new RedisInspection(connection, keys);
+        this.semaphores = new RedisSemaphores(connection, keys, grants, waiting);
     }
 
     // ------------------------------------------------------------------ construction
@@ -237,7 +244,12 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public Set<Capability> capabilities() {
-        return CAPABILITIES;
+        return connection.redlock() ? REDLOCK_CAPABILITIES : CAPABILITIES;
+    }
+
+    @Override
+    public @Nullable String refusal(Capability capability) {
+        return capability == Capability.SEMAPHORE && connection.redlock() ? RedisSemaphores.REDLOCK_REFUSAL : null;
     }
 
     /** Number of nodes (1 for a single node). */
@@ -247,22 +259,38 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
-        return grants.tryAcquire(request);
+        return isPermits(request.kind()) ? semaphores.tryAcquire(request) : grants.tryAcquire(request);
     }
 
     @Override
     public RenewResult renew(Grant grant, Duration lease) {
-        return renewal.renew(grant, lease);
+        return isPermits(grant.kind()) ? semaphores.renew(grant, lease) : renewal.renew(grant, lease);
     }
 
     @Override
     public boolean release(Grant grant) {
-        return grants.release(grant);
+        return isPermits(grant.kind()) ? semaphores.release(grant) : grants.release(grant);
     }
 
     @Override
     public boolean awaitChange(String name, Duration timeout) throws InterruptedException {
         return waiting.awaitChange(name, timeout);
+    }
+
+    @Override
+    public boolean awaitChange(AcquireRequest request, Duration timeout) throws InterruptedException {
+        return isPermits(request.kind())
+                ? semaphores.awaitChange(request.name(), timeout)
+                : waiting.awaitChange(request.name(), timeout);
+    }
+
+    @Override
+    public int availablePermits(String name, int limit) {
+        return semaphores.availablePermits(name, limit);
+    }
+
+    private static boolean isPermits(GrantKind kind) {
+        return kind.type() == GrantKind.Type.PERMITS;
     }
 
     @Override

@@ -104,6 +104,105 @@ final class RedisScripts {
             return {redis.call('GET', KEYS[1]), tonumber(redis.call('GET', KEYS[2]) or '-1'), redis.call('PTTL', KEYS[1])}
             """);
 
+    // ------------------------------------------------------------------ semaphores (single node only)
+    //
+    // KEYS[1] the semaphore's state hash: 'limit' (its permit count, set by the first grant and kept, as the fence),
+    // 'fence' (the token counter), 'used' (permits of the holders listed), and 'o:<owner>' = '<permits>:<token>' per
+    // holder. KEYS[2] a sorted set owner -> expiry in server ms. Time is the server's (TIME); Redis replicates a
+    // script's effects, so reading TIME before writing is safe.
+
+    /** Lua prelude: `now` in server ms; holders whose expiry has passed are dropped and their permits freed. */
+    private static final String SEM_NOW_AND_DROP_EXPIRED = """
+            local t = redis.call('TIME')
+            local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+            local dead = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
+            for _, o in ipairs(dead) do
+              local held = redis.call('HGET', KEYS[1], 'o:' .. o)
+              if held then
+                redis.call('HINCRBY', KEYS[1], 'used', -tonumber(string.match(held, '^(%d+)')))
+                redis.call('HDEL', KEYS[1], 'o:' .. o)
+              end
+            end
+            if #dead > 0 then
+              redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+            end
+            """;
+
+    /**
+     * KEYS: state, expiries, waiting. ARGV: owner, ttl ms, permits, limit.
+     * Granted: {1, token}. Own grant found (a retry): expiry reset, {1, its token}. Another count stored:
+     * {-1, stored count}, nothing changed. Not enough free: flags that someone waits, {0, ms until the first
+     * holder's expiry or -1}.
+     */
+    static final LuaScript SEM_ACQUIRE = new LuaScript("semaphore-acquire", """
+            local limit = redis.call('HGET', KEYS[1], 'limit')
+            if limit and limit ~= ARGV[4] then
+              return {-1, tonumber(limit)}
+            end
+            """ + SEM_NOW_AND_DROP_EXPIRED + """
+            local mine = redis.call('HGET', KEYS[1], 'o:' .. ARGV[1])
+            if mine then
+              redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
+              return {1, tonumber(string.match(mine, ':(%d+)$'))}
+            end
+            local used = tonumber(redis.call('HGET', KEYS[1], 'used') or '0')
+            if used + tonumber(ARGV[3]) > tonumber(ARGV[4]) then
+              local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+              local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+              local untilLast = 0
+              if last[2] then untilLast = tonumber(last[2]) - now end
+              redis.call('SET', KEYS[3], '1', 'PX', math.max(untilLast, 0) + 1000)
+              if first[2] then return {0, tonumber(first[2]) - now} end
+              return {0, -1}
+            end
+            redis.call('HSET', KEYS[1], 'limit', ARGV[4])
+            local token = redis.call('HINCRBY', KEYS[1], 'fence', 1)
+            redis.call('HINCRBY', KEYS[1], 'used', tonumber(ARGV[3]))
+            redis.call('HSET', KEYS[1], 'o:' .. ARGV[1], ARGV[3] .. ':' .. token)
+            redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
+            return {1, token}
+            """);
+
+    /** KEYS: state, expiries. ARGV: owner, token, ttl ms. 1 renewed; 0 this grant is gone or expired. */
+    static final LuaScript SEM_RENEW = new LuaScript("semaphore-renew", SEM_NOW_AND_DROP_EXPIRED + """
+            local held = redis.call('HGET', KEYS[1], 'o:' .. ARGV[1])
+            if not held or string.match(held, ':(%d+)$') ~= ARGV[2] then
+              return 0
+            end
+            redis.call('ZADD', KEYS[2], now + tonumber(ARGV[3]), ARGV[1])
+            return 1
+            """);
+
+    /**
+     * KEYS: state, expiries, wake, waiting. ARGV: owner, token, wake-list ttl ms.
+     * 1 released; 0 this grant was gone or had expired. A release wakes one waiter if someone waits.
+     */
+    static final LuaScript SEM_RELEASE = new LuaScript("semaphore-release", SEM_NOW_AND_DROP_EXPIRED + """
+            local held = redis.call('HGET', KEYS[1], 'o:' .. ARGV[1])
+            if not held or string.match(held, ':(%d+)$') ~= ARGV[2] then
+              return 0
+            end
+            redis.call('HDEL', KEYS[1], 'o:' .. ARGV[1])
+            redis.call('ZREM', KEYS[2], ARGV[1])
+            redis.call('HINCRBY', KEYS[1], 'used', -tonumber(string.match(held, '^(%d+)')))
+            if redis.call('EXISTS', KEYS[4]) == 1 then
+              redis.call('LPUSH', KEYS[3], '1')
+              redis.call('LTRIM', KEYS[3], 0, 0)
+              redis.call('PEXPIRE', KEYS[3], ARGV[3])
+            end
+            return 1
+            """);
+
+    /** KEYS: state, expiries. ARGV: limit. {1, free permits}; another count stored: {-1, stored count}. */
+    static final LuaScript SEM_AVAILABLE = new LuaScript("semaphore-available", """
+            local limit = redis.call('HGET', KEYS[1], 'limit')
+            if limit and limit ~= ARGV[1] then
+              return {-1, tonumber(limit)}
+            end
+            """ + SEM_NOW_AND_DROP_EXPIRED + """
+            return {1, tonumber(ARGV[1]) - tonumber(redis.call('HGET', KEYS[1], 'used') or '0')}
+            """);
+
     static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }

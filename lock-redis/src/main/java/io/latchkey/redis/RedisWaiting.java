@@ -50,6 +50,11 @@ final class RedisWaiting {
 
     /** Waits for a release of {@code name} that wakes this waiter; false at the timeout or after a failure. */
     boolean awaitChange(String name, Duration timeout) throws InterruptedException {
+        return awaitWake(name, keys.of(name).wake(), timeout);
+    }
+
+    /** Waits for a release that pushes to {@code wakeKey} (a lock's or a semaphore's wake list). */
+    boolean awaitWake(String name, byte[] wakeKey, Duration timeout) throws InterruptedException {
         if (timeout.isNegative() || timeout.isZero()) {
             return false;
         }
@@ -57,7 +62,7 @@ final class RedisWaiting {
         List<RedisNode> nodes = connection.nodes();
         int index = waitNode;
         try {
-            return nodes.get(index).awaitWake(keys.of(name).wake(), deadline);
+            return nodes.get(index).awaitWake(wakeKey, deadline);
         } catch (JedisException e) {
             // no notification from this node: poll with the core's backoff instead, and (Redlock) try the
             // next node next time, since a release pushes to every node's wake list

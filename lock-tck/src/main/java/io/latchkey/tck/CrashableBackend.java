@@ -99,6 +99,11 @@ final class CrashableBackend implements LockBackend {
     }
 
     @Override
+    public @org.jspecify.annotations.Nullable String refusal(io.latchkey.Capability capability) {
+        return delegate.refusal(capability);
+    }
+
+    @Override
     public int availablePermits(String name, int limit) {
         alive();
         return delegate.availablePermits(name, limit);
