@@ -131,12 +131,17 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
                     Capability.SERVER_CLOCK,
                     Capability.NATIVE_WAIT,
                     Capability.LISTING,
-                    Capability.SURVIVES_SERVER_RESTART);
+                    Capability.SURVIVES_SERVER_RESTART,
+                    Capability.SEMAPHORE);
         }
         if (dialect == Dialect.MARIADB) {
-            return Set.of(Capability.SERVER_CLOCK, Capability.LISTING, Capability.SURVIVES_SERVER_RESTART);
+            return Set.of(
+                    Capability.SERVER_CLOCK,
+                    Capability.LISTING,
+                    Capability.SURVIVES_SERVER_RESTART,
+                    Capability.SEMAPHORE);
         }
-        return Set.of(Capability.SERVER_CLOCK, Capability.LISTING);
+        return Set.of(Capability.SERVER_CLOCK, Capability.LISTING, Capability.SEMAPHORE);
     }
 
     /**

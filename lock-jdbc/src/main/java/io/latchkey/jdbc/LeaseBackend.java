@@ -6,6 +6,7 @@ import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.RenewResult;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -38,12 +39,14 @@ final class LeaseBackend extends JdbcLockBackend {
     static final Duration NO_LISTENER_POLL = Duration.ofMillis(200);
 
     private final LeaseStatements sql;
+    private final LeaseSemaphores semaphores;
     private final PgWaiting wakeups;
     private final ThreadLocal<long[]> attemptSnapshot = ThreadLocal.withInitial(() -> new long[1]);
 
     LeaseBackend(Builder b, Dialect dialect) {
         super(b, dialect);
         this.sql = new LeaseStatements(table, dialect);
+        this.semaphores = new LeaseSemaphores(connections, new SemaphoreStatements(table, dialect), description());
         this.wakeups = dialect == Dialect.POSTGRESQL
                 ? new PgWaiting(connections, table.toLowerCase(java.util.Locale.ROOT), this::passOn)
                 : null;
@@ -61,6 +64,9 @@ final class LeaseBackend extends JdbcLockBackend {
 
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
+        if (isPermits(request.kind())) {
+            return semaphores.tryAcquire(request, key(request.name()));
+        }
         if (wakeups != null) {
             attemptSnapshot.get()[0] = wakeups.snapshot();
         }
@@ -99,7 +105,8 @@ final class LeaseBackend extends JdbcLockBackend {
         }
     }
 
-    private static boolean isConflict(SQLException e) {
+    /** H2's lock timeout, serialization failure or duplicate key: a concurrent attempt won; busy, not broken. */
+    static boolean isConflict(SQLException e) {
         String state = e.getSQLState();
         return e.getErrorCode() == 50200
                 || e.getErrorCode() == 90131
@@ -109,7 +116,7 @@ final class LeaseBackend extends JdbcLockBackend {
 
     @Override
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
-        if (wakeups == null) {
+        if (wakeups == null || isPermits(request.kind())) {
             return tryAcquire(request);
         }
         long begin = System.nanoTime();
@@ -179,7 +186,29 @@ final class LeaseBackend extends JdbcLockBackend {
     }
 
     @Override
+    public boolean awaitChange(AcquireRequest request, Duration timeout) throws InterruptedException {
+        if (isPermits(request.kind())) {
+            // no notification for semaphores yet: the core's backoff decides when to look again
+            TimeUnit.NANOSECONDS.sleep(timeout.toNanos());
+            return false;
+        }
+        return awaitChange(request.name(), timeout);
+    }
+
+    @Override
+    public int availablePermits(String name, int limit) {
+        return semaphores.availablePermits(name, limit, key(name));
+    }
+
+    private static boolean isPermits(GrantKind kind) {
+        return kind.type() == GrantKind.Type.PERMITS;
+    }
+
+    @Override
     public RenewResult renew(Grant grant, Duration lease) {
+        if (isPermits(grant.kind())) {
+            return semaphores.renew(grant, lease, key(grant.name()));
+        }
         long start = System.nanoTime();
         Connection c = null;
         try {
@@ -197,6 +226,9 @@ final class LeaseBackend extends JdbcLockBackend {
 
     @Override
     public boolean release(Grant grant) {
+        if (isPermits(grant.kind())) {
+            return semaphores.release(grant, key(grant.name()));
+        }
         Connection c = null;
         try {
             c = borrow();

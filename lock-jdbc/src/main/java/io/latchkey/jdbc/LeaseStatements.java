@@ -52,8 +52,8 @@ final class LeaseStatements extends SqlTable {
         String plusLease;
         switch (dialect) {
             case POSTGRESQL -> {
-                now = "now()";
-                plusLease = "now() + ? * interval '1 microsecond'";
+                now = now(dialect);
+                plusLease = nowPlusMicros(dialect);
                 // a busy attempt that may wait (waiter pid given) joins the row's queue in the same statement,
                 // so a release that commits after it sees the waiter; a grant leaves the queue
                 String grantable = "(l.expires_at IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner)";
@@ -81,8 +81,8 @@ final class LeaseStatements extends SqlTable {
                         + " WHERE ns = ? AND name = ? AND NOT EXISTS (SELECT 1 FROM up WHERE owner = CAST(? AS TEXT))";
             }
             case MARIADB -> {
-                now = "UTC_TIMESTAMP(6)";
-                plusLease = "UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND";
+                now = now(dialect);
+                plusLease = nowPlusMicros(dialect);
                 String free = "(expires_at IS NULL OR expires_at <= UTC_TIMESTAMP(6))";
                 // assignments run left to right and later ones see earlier results: "free" is tested while
                 // expires_at still holds the old value; owner is assigned just before expires_at.
@@ -97,8 +97,8 @@ final class LeaseStatements extends SqlTable {
                         + " expires_at = IF(" + free + " OR owner = VALUES(owner), VALUES(expires_at), expires_at)";
             }
             case H2 -> {
-                now = "CURRENT_TIMESTAMP";
-                plusLease = "DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)";
+                now = now(dialect);
+                plusLease = nowPlusMicros(dialect);
                 acquireSql = "SELECT token FROM FINAL TABLE (MERGE INTO " + table
                         + " l USING (VALUES (CAST(? AS VARCHAR(64)),"
                         + " CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(255)), CAST(? AS BIGINT))) v(ns, name, owner, micros)"

@@ -56,6 +56,14 @@ final class SessionBackend extends JdbcLockBackend {
     }
 
     @Override
+    public String refusal(Capability capability) {
+        return capability == Capability.SEMAPHORE
+                ? "session mode binds each lock to a database session; semaphores are offered in lease mode"
+                        + " (mode=lease, the default)"
+                : null;
+    }
+
+    @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
         try {
             return acquire(request, Duration.ZERO);

@@ -58,6 +58,24 @@ abstract class SqlTable {
         return new LockInfo(name, owner, token, Optional.ofNullable(acquiredAt), Optional.ofNullable(expiresAt));
     }
 
+    /** The database's current time, as this dialect writes it (UTC on MariaDB/MySQL, whose DATETIME has no zone). */
+    static String now(Dialect dialect) {
+        return switch (dialect) {
+            case POSTGRESQL -> "now()";
+            case MARIADB -> "UTC_TIMESTAMP(6)";
+            case H2 -> "CURRENT_TIMESTAMP";
+        };
+    }
+
+    /** The database's current time plus a bound number of microseconds (one {@code ?} parameter). */
+    static String nowPlusMicros(Dialect dialect) {
+        return switch (dialect) {
+            case POSTGRESQL -> "now() + ? * interval '1 microsecond'";
+            case MARIADB -> "UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND";
+            case H2 -> "DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)";
+        };
+    }
+
     /** CREATE TABLE IF NOT EXISTS (and, where needed, the token sequence) for this dialect. */
     List<String> ddl() {
         return ddl(dialect, table);
@@ -66,28 +84,32 @@ abstract class SqlTable {
     static List<String> ddl(Dialect dialect, String table) {
         switch (dialect) {
             case POSTGRESQL:
-                return List.of("CREATE TABLE IF NOT EXISTS " + table + " (\n"
-                        + "  ns             VARCHAR(64) NOT NULL,\n"
-                        + "  name           TEXT NOT NULL,\n"
-                        + "  owner          TEXT,\n"
-                        + "  token          BIGINT NOT NULL,\n"
-                        + "  acquired_at    TIMESTAMPTZ,\n"
-                        + "  expires_at     TIMESTAMPTZ,\n"
-                        + "  holder_session BIGINT,\n"
-                        + "  released_by    TEXT,\n"
-                        + "  waiting        INTEGER[],\n"
-                        + "  PRIMARY KEY (ns, name))");
+                return List.of(
+                        "CREATE TABLE IF NOT EXISTS " + table + " (\n"
+                                + "  ns             VARCHAR(64) NOT NULL,\n"
+                                + "  name           TEXT NOT NULL,\n"
+                                + "  owner          TEXT,\n"
+                                + "  token          BIGINT NOT NULL,\n"
+                                + "  acquired_at    TIMESTAMPTZ,\n"
+                                + "  expires_at     TIMESTAMPTZ,\n"
+                                + "  holder_session BIGINT,\n"
+                                + "  released_by    TEXT,\n"
+                                + "  waiting        INTEGER[],\n"
+                                + "  PRIMARY KEY (ns, name))",
+                        SemaphoreStatements.permitsTableDdl(dialect, table));
             case MARIADB:
-                return List.of("CREATE TABLE IF NOT EXISTS " + table + " (\n"
-                        + "  ns             VARBINARY(64) NOT NULL,\n"
-                        + "  name           VARBINARY(255) NOT NULL,\n"
-                        + "  owner          VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,\n"
-                        + "  token          BIGINT NOT NULL,\n"
-                        + "  acquired_at    DATETIME(6),\n"
-                        + "  expires_at     DATETIME(6),\n"
-                        + "  holder_session BIGINT,\n"
-                        + "  released_by    VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,\n"
-                        + "  PRIMARY KEY (ns, name)) ENGINE=InnoDB");
+                return List.of(
+                        "CREATE TABLE IF NOT EXISTS " + table + " (\n"
+                                + "  ns             VARBINARY(64) NOT NULL,\n"
+                                + "  name           VARBINARY(255) NOT NULL,\n"
+                                + "  owner          VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,\n"
+                                + "  token          BIGINT NOT NULL,\n"
+                                + "  acquired_at    DATETIME(6),\n"
+                                + "  expires_at     DATETIME(6),\n"
+                                + "  holder_session BIGINT,\n"
+                                + "  released_by    VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,\n"
+                                + "  PRIMARY KEY (ns, name)) ENGINE=InnoDB",
+                        SemaphoreStatements.permitsTableDdl(dialect, table));
             case H2:
                 return List.of(
                         "CREATE TABLE IF NOT EXISTS " + table + " (\n"
@@ -100,7 +122,8 @@ abstract class SqlTable {
                                 + "  holder_session BIGINT,\n"
                                 + "  released_by    VARCHAR(255),\n"
                                 + "  PRIMARY KEY (ns, name))",
-                        "CREATE SEQUENCE IF NOT EXISTS " + table + "_token_seq");
+                        "CREATE SEQUENCE IF NOT EXISTS " + table + "_token_seq",
+                        SemaphoreStatements.permitsTableDdl(dialect, table));
             default:
                 throw new IllegalStateException("unknown dialect " + dialect);
         }

@@ -70,4 +70,36 @@ class RoundTripTest {
             }
         }
     }
+
+    /**
+     * A semaphore's acquire is one transaction: lock the header row, count the live holders, bump the token, add
+     * the holder, COMMIT (5); its release is one DELETE. No isolation statement is sent on any dialect.
+     */
+    @ParameterizedTest(name = "{0} semaphore")
+    @MethodSource("dialects")
+    void semaphoreAcquireAndReleaseSendSixStatements(Dialect dialect) throws Exception {
+        CountingDataSource counting = new CountingDataSource(db.pool(dialect, 4));
+        try (LockClient client = Latchkey.client(
+                JdbcLockBackend.builder(counting).table("rt_sem").build())) {
+            var semaphore = client.semaphore("round-trip-" + dialect + "-" + System.nanoTime(), 3);
+            semaphore.tryAcquire(1).orElseThrow().close(); // warm-up: the header row is created once
+            for (int i = 0; i < 3; i++) {
+                counting.start();
+                LockHandle h = semaphore.tryAcquire(2).orElseThrow();
+                h.release();
+                List<String> sent = counting.stop();
+                List<String> statements =
+                        sent.stream().filter(s -> !s.startsWith("autocommit=")).toList();
+                assertThat(statements)
+                        .as("statements sent for a %s semaphore: %s", dialect, sent)
+                        .hasSize(6)
+                        .contains("COMMIT")
+                        .noneMatch(s -> s.toUpperCase().contains("ISOLATION"));
+            }
+        }
+    }
+
+    static List<Dialect> dialects() {
+        return List.of(Dialect.POSTGRESQL, Dialect.MARIADB, Dialect.H2);
+    }
 }

@@ -1,0 +1,186 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Busy;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantKind;
+import io.latchkey.spi.RenewResult;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/*
+ * Semaphores in lease mode (SemaphoreStatements for the SQL). An acquisition is one transaction that
+ * locks the semaphore's header row, counts the live holders (cleaning up expired rows if it saw any) and, if n more
+ * permits fit, bumps the token and adds a holder row: acquirers of one semaphore take turns on the header row, so two of them can never
+ * both take the last permit, and each sees every holder committed before it. Renew and release are one statement
+ * each on the holder's own row. The first acquisition creates the header row with its permit count; a later one
+ * with another count is refused before anything is written.
+ *
+ * Isolation: the header row's lock orders acquirers whatever the level. PostgreSQL and H2 run at the pool's level
+ * (READ COMMITTED by default, where each statement sees what committed before it; a stricter level makes a
+ * concurrent acquirer fail with a serialization error, which is busy, never an over-grant); MariaDB/MySQL count
+ * with a locking read (FOR UPDATE), which reads the latest committed rows even under REPEATABLE READ.
+ *
+ * Stateless: every operation borrows a connection for just that operation, as LeaseBackend does.
+ */
+final class LeaseSemaphores {
+    private final JdbcConnections connections;
+    private final SemaphoreStatements sql;
+    private final String description;
+
+    LeaseSemaphores(JdbcConnections connections, SemaphoreStatements sql, String description) {
+        this.connections = connections;
+        this.sql = sql;
+        this.description = description;
+    }
+
+    AcquireResult tryAcquire(AcquireRequest request, LockKey k) {
+        GrantKind kind = request.kind();
+        long start = System.nanoTime();
+        long leaseMicros = JdbcLockBackend.micros(request.lease());
+        Connection c = null;
+        try {
+            c = connections.borrow();
+            for (int attempt = 0; ; attempt++) {
+                AcquireResult r = inTransaction(c, request, k, kind, leaseMicros, start);
+                if (r != null || attempt > 0) {
+                    return r != null ? r : Busy.UNKNOWN;
+                }
+                c.setAutoCommit(true);
+                sql.createHeader(c, k, kind.limit()); // first use of this semaphore: then look again
+            }
+        } catch (SQLException e) {
+            if ((sql.dialect == Dialect.H2 && LeaseBackend.isConflict(e)) || isSerializationFailure(e)) {
+                return Busy.UNKNOWN; // another acquirer held the header row too long, or changed it under us
+            }
+            throw connections.unavailable("acquire permits of", request.name(), e);
+        } finally {
+            connections.giveBack(c);
+        }
+    }
+
+    /** One transaction; null if the semaphore has no header row yet. */
+    private AcquireResult inTransaction(
+            Connection c, AcquireRequest request, LockKey k, GrantKind kind, long leaseMicros, long start)
+            throws SQLException {
+        c.setAutoCommit(false);
+        boolean done = false;
+        try {
+            SemaphoreStatements.Header header = sql.lockHeader(c, k);
+            if (header == null) {
+                return null;
+            }
+            if (header.limit() != kind.limit()) {
+                throw otherCount(request.name(), header.limit(), kind.limit());
+            }
+            SemaphoreStatements.Usage usage = sql.usage(c, k, request.owner()); // expired holders never count
+            if (usage.expired() > 0) {
+                sql.dropExpired(c, k); // rows of holders that died or stopped renewing: clean up while locked
+            }
+            AcquireResult result;
+            if (usage.mineToken() >= 0) { // a retried request: the grant it already has
+                sql.extendMine(c, k, request.owner(), leaseMicros);
+                result = grant(request, usage.mineToken(), start);
+            } else if (usage.used() + kind.permits() > header.limit()) {
+                result = Busy.UNKNOWN;
+            } else {
+                long token = header.token() + 1;
+                sql.addHolder(c, k, request.owner(), kind.permits(), token, leaseMicros);
+                result = grant(request, token, start);
+            }
+            c.commit();
+            done = true;
+            return result;
+        } finally {
+            if (!done) {
+                rollbackQuietly(c);
+            }
+            c.setAutoCommit(true);
+        }
+    }
+
+    private static Grant grant(AcquireRequest request, long token, long start) {
+        return new Grant(
+                request.name(),
+                request.owner(),
+                token,
+                JdbcLockBackend.validUntil(start, request.lease()),
+                null,
+                request.kind());
+    }
+
+    RenewResult renew(Grant grant, Duration lease, LockKey k) {
+        long start = System.nanoTime();
+        Connection c = null;
+        try {
+            c = autocommit();
+            return sql.renew(c, k, grant.owner(), grant.fencingToken(), JdbcLockBackend.micros(lease))
+                    ? RenewResult.renewed(JdbcLockBackend.validUntil(start, lease))
+                    : RenewResult.notHeld();
+        } catch (SQLException e) {
+            throw connections.unavailable("renew permits of", grant.name(), e);
+        } finally {
+            connections.giveBack(c);
+        }
+    }
+
+    boolean release(Grant grant, LockKey k) {
+        Connection c = null;
+        try {
+            c = autocommit();
+            return sql.release(c, k, grant.owner(), grant.fencingToken());
+        } catch (SQLException e) {
+            throw connections.unavailable("release permits of", grant.name(), e);
+        } finally {
+            connections.giveBack(c);
+        }
+    }
+
+    int availablePermits(String name, int limit, LockKey k) {
+        Connection c = null;
+        try {
+            c = autocommit();
+            int[] countAndUsed = sql.available(c, k);
+            if (countAndUsed == null) {
+                return limit;
+            }
+            if (countAndUsed[0] != limit) {
+                throw otherCount(name, countAndUsed[0], limit);
+            }
+            return limit - countAndUsed[1];
+        } catch (SQLException e) {
+            throw connections.unavailable("count the permits of", name, e);
+        } finally {
+            connections.giveBack(c);
+        }
+    }
+
+    private Connection autocommit() throws SQLException {
+        Connection c = connections.borrow();
+        if (!c.getAutoCommit()) {
+            c.setAutoCommit(true);
+        }
+        return c;
+    }
+
+    /** 40001 / 40P01: a stricter isolation level than READ COMMITTED (or a deadlock) refused the transaction. */
+    private static boolean isSerializationFailure(SQLException e) {
+        return "40001".equals(e.getSQLState()) || "40P01".equals(e.getSQLState());
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException ignored) {
+            // the connection is broken: the pool finds out when it is given back; nothing was committed
+        }
+    }
+
+    private IllegalArgumentException otherCount(String name, int stored, int asked) {
+        return new IllegalArgumentException("semaphore '" + name + "' on " + description + " has " + stored
+                + " permits in the store, but this view was opened with " + asked
+                + "; the permit count is part of a semaphore's identity");
+    }
+}
