@@ -30,5 +30,10 @@ public enum Capability {
      * {@link LockClient#semaphore(String, int)}: counted permits, each grant a handle with its own lease, renewal,
      * loss signal and a fencing token that rises across the semaphore.
      */
-    SEMAPHORE
+    SEMAPHORE,
+    /**
+     * {@link LockClient#readWriteLock(String)}: shared read grants and exclusive write grants on one name, with
+     * writer preference (once a writer waits, new readers wait) and one fencing counter for both sides.
+     */
+    READ_WRITE
 }

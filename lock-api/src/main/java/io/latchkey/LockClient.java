@@ -60,6 +60,22 @@ public interface LockClient extends AutoCloseable {
      */
     DistributedSemaphore semaphore(String name, int permits, LockOptions options);
 
+    /**
+     * The read-write lock with this name and default options: see {@link DistributedReadWriteLock}.
+     *
+     * @throws IllegalArgumentException      if the name is invalid
+     * @throws UnsupportedOperationException if the backend does not claim {@link Capability#READ_WRITE}
+     */
+    DistributedReadWriteLock readWriteLock(String name);
+
+    /**
+     * The read-write lock with this name; {@code options} apply to both sides (lease, renewal, retry; reentrancy
+     * PER_THREAD makes each side reentrant per thread, as {@code asJavaLock()} is).
+     *
+     * @see #readWriteLock(String)
+     */
+    DistributedReadWriteLock readWriteLock(String name, LockOptions options);
+
     /** What the store holds for this name right now, if anything. */
     Optional<LockInfo> inspect(String name);
 

@@ -42,8 +42,12 @@ final class AcquireLoop {
             throws InterruptedException {
         c.checkOpen(name);
         long begin = System.nanoTime();
-        if (o.reentrancy() == Reentrancy.PER_THREAD && kind.type() == GrantKind.Type.EXCLUSIVE) {
-            HeldLock mine = c.active.get(name);
+        if (kind.type() == GrantKind.Type.WRITE) {
+            refuseUpgrade(c, name);
+        }
+        Thread reentrant = o.reentrancy() == Reentrancy.PER_THREAD ? Thread.currentThread() : null;
+        if (reentrant != null && kind.type() != GrantKind.Type.PERMITS) {
+            HeldLock mine = c.active.get(GrantKeys.of(name, kind, "", reentrant));
             if (mine != null && mine.reentrantOwner == Thread.currentThread() && mine.addHold()) {
                 c.listeners.acquired(name, mine.grant.fencingToken(), 0);
                 return new CoreHandle(mine);
@@ -51,9 +55,11 @@ final class AcquireLoop {
         }
         long deadline = Deadlines.saturatedAdd(begin, waitNanos);
         String owner = c.owners.next();
-        LocalGates.Gate gate = c.gates.use(GrantKeys.of(name, kind, owner));
+        String key = GrantKeys.of(name, kind, owner, reentrant);
+        LocalGates.Gate gate = c.gates.use(key);
         boolean entered = false;
         boolean granted = false;
+        AcquireRequest lastBusyRequest = null;
         Throwable failure = null;
         try {
             entered = waitNanos == 0
@@ -83,13 +89,7 @@ final class AcquireLoop {
                 }
                 if (result instanceof Grant g) {
                     checkGrant(c, request, g);
-                    HeldLock h = new HeldLock(
-                            c,
-                            g,
-                            o,
-                            gate,
-                            startNanos,
-                            o.reentrancy() == Reentrancy.PER_THREAD ? Thread.currentThread() : null);
+                    HeldLock h = new HeldLock(c, g, o, gate, key, startNanos, reentrant);
                     c.register(h);
                     granted = true;
                     h.start();
@@ -106,6 +106,7 @@ final class AcquireLoop {
                 }
                 if (result != null) {
                     lastBusy = (Busy) result;
+                    lastBusyRequest = request; // the store may have recorded this waiter: withdraw on giving up
                 }
                 remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
@@ -151,6 +152,9 @@ final class AcquireLoop {
             throw e;
         } finally {
             if (!granted) {
+                if (lastBusyRequest != null) {
+                    withdrawQuietly(c, lastBusyRequest);
+                }
                 if (entered) {
                     gate.leave();
                 }
@@ -159,6 +163,35 @@ final class AcquireLoop {
                     c.listeners.acquireFailed(name, System.nanoTime() - begin, failure);
                 }
             }
+        }
+    }
+
+    /**
+     * A thread that holds a read grant of this name through this client may not wait for the write side: two
+     * such threads would wait for each other's read grant forever. Refused before the store is asked.
+     */
+    private static void refuseUpgrade(CoreLockClient c, String name) {
+        Thread me = Thread.currentThread();
+        for (HeldLock h : c.active.values()) {
+            if (h.acquiredBy == me
+                    && h.grant.kind().type() == GrantKind.Type.READ
+                    && h.name().equals(name)
+                    && h.isActive()) {
+                throw new IllegalStateException("upgrading read lock " + LockNames.quote(name) + " on " + c.backend()
+                        + " to its write lock is refused: this thread holds a read grant (token "
+                        + h.grant.fencingToken() + "), and two readers upgrading at once would wait for each other"
+                        + " forever; release the read grant first");
+            }
+        }
+    }
+
+    /** Tells the store this waiter gave up (a writer's intent goes now, not at its expiry); best effort. */
+    private static void withdrawQuietly(CoreLockClient c, AcquireRequest request) {
+        try {
+            c.backend.withdraw(request);
+        } catch (RuntimeException e) { // NOPMD: the store forgets the waiter by itself when its intent expires
+            org.slf4j.LoggerFactory.getLogger(AcquireLoop.class)
+                    .debug("withdrawing from {} on {} failed", request.name(), c.backend(), e);
         }
     }
 

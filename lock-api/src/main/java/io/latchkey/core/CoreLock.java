@@ -156,7 +156,7 @@ final class CoreLock implements DistributedLock {
             LockOptions reentrant = options.reentrancy() == Reentrancy.PER_THREAD
                     ? options
                     : options.toBuilder().reentrancy(Reentrancy.PER_THREAD).build();
-            view = new JavaLockView(new CoreLock(client, name, reentrant));
+            view = new JavaLockView(new CoreLock(client, name, reentrant, kind));
             javaLock = view;
         }
         return view;

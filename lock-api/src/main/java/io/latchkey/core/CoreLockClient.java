@@ -2,6 +2,7 @@ package io.latchkey.core;
 
 import io.latchkey.Capability;
 import io.latchkey.DistributedLock;
+import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.DistributedSemaphore;
 import io.latchkey.Fairness;
 import io.latchkey.LockClient;
@@ -160,6 +161,31 @@ public final class CoreLockClient implements LockClient {
         }
         checkOpen(name);
         return new CoreSemaphore(this, name, permits, options);
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name) {
+        return readWriteLock(name, LockOptions.defaults());
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name, LockOptions options) {
+        LockNames.check(name);
+        if (options == null) {
+            throw new IllegalArgumentException("options must not be null; use LockOptions.defaults()");
+        }
+        if (options.fairness() == Fairness.REQUIRED) {
+            throw new IllegalArgumentException("read-write lock '" + name + "': fairness REQUIRED is not offered"
+                    + " for read-write locks (writer preference orders them); use PREFERRED or NONE");
+        }
+        if (!capabilities.contains(Capability.READ_WRITE)) {
+            String why = backend.refusal(Capability.READ_WRITE);
+            throw new UnsupportedOperationException("read-write locks are not supported by " + description
+                    + ": the backend does not claim Capability.READ_WRITE"
+                    + (why != null ? "; " + Redaction.redact(why) : " (it has " + capabilities + ")"));
+        }
+        checkOpen(name);
+        return new CoreReadWriteLock(this, name, options);
     }
 
     @Override
@@ -327,10 +353,22 @@ public final class CoreLockClient implements LockClient {
             if (h == null || !h.ownedBy(owner)) {
                 h = active.get(GrantKeys.permits(name, owner));
             }
+            if (h == null || !h.ownedBy(owner)) {
+                h = findByOwner(name, owner); // a read or write grant: rare enough to look through them all
+            }
             if (h != null && h.ownedBy(owner)) {
                 earlyLosses.remove(key);
                 h.markLost(reason, detail, cause);
             }
+        }
+
+        private HeldLock findByOwner(String name, String owner) {
+            for (HeldLock h : active.values()) {
+                if (h.ownedBy(owner) && h.name().equals(name)) {
+                    return h;
+                }
+            }
+            return null;
         }
 
         @Override

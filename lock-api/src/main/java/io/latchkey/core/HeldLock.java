@@ -51,6 +51,8 @@ final class HeldLock {
     final Grant grant;
     /** The key in the client's registry (see GrantKeys). */
     final String key;
+    /** The thread that acquired the grant (a read grant held by it refuses that thread's upgrade). */
+    final Thread acquiredBy = Thread.currentThread();
 
     final LockOptions options;
     final @Nullable Thread reentrantOwner; // null unless PER_THREAD
@@ -74,11 +76,12 @@ final class HeldLock {
             Grant grant,
             LockOptions options,
             LocalGates.Gate gate,
+            String key,
             long startNanos,
             @Nullable Thread reentrantOwner) {
         this.client = client;
         this.grant = grant;
-        this.key = GrantKeys.of(grant.name(), grant.kind(), grant.owner());
+        this.key = key;
         this.options = options;
         this.gate = gate;
         this.time = client.time;

@@ -31,11 +31,17 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * It claims {@link Capability#FAIR}, {@link Capability#NATIVE_WAIT}, {@link Capability#SERVER_CLOCK},
- * {@link Capability#LISTING} and {@link Capability#SEMAPHORE}; it does not survive a restart of the JVM.
+ * {@link Capability#LISTING}, {@link Capability#SEMAPHORE} and {@link Capability#READ_WRITE}; it does not survive a
+ * restart of the JVM.
  */
 public final class MemoryBackend implements LockBackend {
     private static final Set<Capability> CAPABILITIES = EnumSet.of(
-            Capability.FAIR, Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING, Capability.SEMAPHORE);
+            Capability.FAIR,
+            Capability.NATIVE_WAIT,
+            Capability.SERVER_CLOCK,
+            Capability.LISTING,
+            Capability.SEMAPHORE,
+            Capability.READ_WRITE);
 
     private final MemoryStore store;
     private volatile @Nullable GrantLossSink sink;
@@ -71,23 +77,34 @@ public final class MemoryBackend implements LockBackend {
 
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
-        return isPermits(request.kind())
-                ? store.semaphores().tryAcquire(request, this)
-                : store.tryAcquire(request, this);
+        return switch (request.kind().type()) {
+            case PERMITS -> store.semaphores().tryAcquire(request, this);
+            case READ, WRITE -> store.readWrite().tryAcquire(request, this);
+            case EXCLUSIVE -> store.tryAcquire(request, this);
+        };
     }
 
     @Override
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
-        return isPermits(request.kind())
-                ? store.semaphores().tryAcquire(request, this)
-                : store.acquire(request, maxWait, this);
+        return request.kind().type() == GrantKind.Type.EXCLUSIVE
+                ? store.acquire(request, maxWait, this)
+                : tryAcquire(request);
     }
 
     @Override
     public boolean awaitChange(AcquireRequest request, Duration timeout) throws InterruptedException {
-        return isPermits(request.kind())
-                ? store.semaphores().awaitChange(request.name(), timeout)
-                : store.awaitChange(request.name(), timeout);
+        return switch (request.kind().type()) {
+            case PERMITS -> store.semaphores().awaitChange(request.name(), timeout);
+            case READ, WRITE -> store.readWrite().awaitChange(request.name(), timeout);
+            case EXCLUSIVE -> store.awaitChange(request.name(), timeout);
+        };
+    }
+
+    @Override
+    public void withdraw(AcquireRequest request) {
+        if (request.kind().type() == GrantKind.Type.WRITE) {
+            store.readWrite().withdraw(request);
+        }
     }
 
     @Override
@@ -102,16 +119,20 @@ public final class MemoryBackend implements LockBackend {
 
     @Override
     public RenewResult renew(Grant grant, Duration lease) {
-        return isPermits(grant.kind()) ? store.semaphores().renew(grant, lease) : store.renew(grant, lease);
+        return switch (grant.kind().type()) {
+            case PERMITS -> store.semaphores().renew(grant, lease);
+            case READ, WRITE -> store.readWrite().renew(grant, lease);
+            case EXCLUSIVE -> store.renew(grant, lease);
+        };
     }
 
     @Override
     public boolean release(Grant grant) {
-        return isPermits(grant.kind()) ? store.semaphores().release(grant) : store.release(grant);
-    }
-
-    private static boolean isPermits(GrantKind kind) {
-        return kind.type() == GrantKind.Type.PERMITS;
+        return switch (grant.kind().type()) {
+            case PERMITS -> store.semaphores().release(grant);
+            case READ, WRITE -> store.readWrite().release(grant);
+            case EXCLUSIVE -> store.release(grant);
+        };
     }
 
     @Override

@@ -37,6 +37,7 @@ public final class MemoryStore {
     private final TimeSource time;
     private final ConcurrentHashMap<String, MemorySlot> slots = new ConcurrentHashMap<>();
     private final MemorySemaphores semaphores;
+    private final MemoryReadWrite readWrite;
     private volatile boolean available = true;
 
     /** A private store on the system clock. */
@@ -56,6 +57,7 @@ public final class MemoryStore {
         this.name = name;
         this.time = time;
         this.semaphores = new MemorySemaphores(this, time);
+        this.readWrite = new MemoryReadWrite(this, time);
         if (time instanceof VirtualClock clock) {
             clock.onAdvance(this::expireAll);
         }
@@ -90,6 +92,7 @@ public final class MemoryStore {
                 }
             }
             semaphores.signalAll();
+            readWrite.signalAll();
         }
     }
 
@@ -102,6 +105,11 @@ public final class MemoryStore {
         return name != null
                 ? "mem:" + name
                 : "mem:(private " + Integer.toHexString(System.identityHashCode(this)) + ")";
+    }
+
+    /** The read-write locks of this store, a namespace apart from its locks. */
+    MemoryReadWrite readWrite() {
+        return readWrite;
     }
 
     /** The semaphores of this store, a namespace apart from its locks. */
@@ -291,6 +299,7 @@ public final class MemoryStore {
     /** Virtual clock moved: expire what ran out and tell the holders. */
     private void expireAll() {
         semaphores.expireAll();
+        readWrite.expireAll();
         List<Object[]> expired = new ArrayList<>();
         slots.forEach((lockName, s) -> {
             s.lock.lock();

@@ -30,6 +30,11 @@ import org.jspecify.annotations.Nullable;
  *       semaphore), and the first acquisition stores {@code limit}: a request with another limit is an
  *       {@link IllegalArgumentException} naming both counts, and changes nothing. Semaphores are a namespace apart
  *       from locks.</li>
+ *   <li>{@code READ} is granted iff no other owner holds a valid {@code WRITE} grant of the name and no writer waits
+ *       (writer preference); {@code WRITE} iff no other owner holds a valid grant of either side. A {@code WRITE}
+ *       attempt that finds the lock busy records that a writer waits, for at most the request's lease, until it is
+ *       granted or {@link #withdraw withdrawn}. Both sides share one fencing counter per name, and read-write locks
+ *       are a namespace apart from locks and semaphores.</li>
  *   <li>I/O failures surface as {@link io.latchkey.BackendUnavailableException} naming the lock and
  *       {@link #description()}; a password never appears in a message.</li>
  * </ul>
@@ -103,6 +108,13 @@ public interface LockBackend extends AutoCloseable {
     default @Nullable String refusal(Capability capability) {
         return null;
     }
+
+    /**
+     * The core calls this when an acquisition that the store answered "busy" gives up (timeout, interruption,
+     * failure), with the request it was making: a backend that recorded something for the waiter (a writer's
+     * intent) removes it now rather than at its expiry. The default does nothing.
+     */
+    default void withdraw(AcquireRequest request) {}
 
     /** Extends this grant's lease if the store still holds it. */
     RenewResult renew(Grant grant, Duration lease);

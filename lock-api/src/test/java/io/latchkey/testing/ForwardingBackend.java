@@ -68,6 +68,11 @@ public class ForwardingBackend implements LockBackend {
     }
 
     @Override
+    public void withdraw(AcquireRequest request) {
+        delegate.withdraw(request);
+    }
+
+    @Override
     public int availablePermits(String name, int limit) {
         return delegate.availablePermits(name, limit);
     }

@@ -69,7 +69,8 @@ public final class VerifyCommand implements Callable<Integer> {
             "exclusive-tasks",
             "multi-lock",
             "distribution",
-            "semaphore");
+            "semaphore",
+            "read-write");
 
     @Spec
     CommandSpec spec;
@@ -84,7 +85,7 @@ public final class VerifyCommand implements Callable<Integer> {
             description =
                     "Only these rule groups (comma-separated): exclusion, fencing, lease, ownership, loss, waiting, "
                             + "idempotency, inspection, validation, capabilities, elector, exclusive-tasks, multi-lock, "
-                            + "distribution, semaphore. Default: all.")
+                            + "distribution, semaphore, read-write. Default: all.")
     List<String> groups = new ArrayList<>();
 
     @Option(

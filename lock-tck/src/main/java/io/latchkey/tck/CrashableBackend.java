@@ -104,6 +104,11 @@ final class CrashableBackend implements LockBackend {
     }
 
     @Override
+    public void withdraw(AcquireRequest request) {
+        delegate.withdraw(request);
+    }
+
+    @Override
     public int availablePermits(String name, int limit) {
         alive();
         return delegate.availablePermits(name, limit);

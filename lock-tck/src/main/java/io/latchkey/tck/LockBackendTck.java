@@ -40,7 +40,8 @@ public abstract class LockBackendTck
                 ExclusiveTaskRules,
                 MultiLockRules,
                 DistributionRules,
-                SemaphoreRules {
+                SemaphoreRules,
+                ReadWriteRules {
 
     private TckContext context;
 

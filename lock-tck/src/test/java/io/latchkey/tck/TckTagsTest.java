@@ -31,7 +31,8 @@ class TckTagsTest {
             "exclusive-tasks",
             "multi-lock",
             "distribution",
-            "semaphore"
+            "semaphore",
+            "read-write"
         }) {
             var request = LauncherDiscoveryRequestBuilder.request()
                     .selectors(DiscoverySelectors.selectClass(MemoryBackendTckTest.class))

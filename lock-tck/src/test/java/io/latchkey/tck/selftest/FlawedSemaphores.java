@@ -1,20 +1,14 @@
 package io.latchkey.tck.selftest;
 
 import io.latchkey.Capability;
-import io.latchkey.LockInfo;
 import io.latchkey.mem.MemoryBackend;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantKind;
-import io.latchkey.spi.GrantLossSink;
-import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.RenewResult;
-import io.latchkey.spi.TimeSource;
 import java.time.Duration;
 import java.util.EnumSet;
-import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -24,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * asks the store for something else than the core asked for, and answers the core as if it had not. The store's
  * grant travels in the answered grant's state, so renew and release reach the store's own grant.
  */
-final class FlawedSemaphores implements LockBackend {
+final class FlawedSemaphores extends DecoratedMemoryBackend {
     /** The one defect; NONE is the control. */
     enum SemaphoreFlaw {
         NONE,
@@ -42,19 +36,13 @@ final class FlawedSemaphores implements LockBackend {
 
     private static final Duration AN_HOUR = Duration.ofHours(1);
 
-    private final MemoryBackend store;
     private final SemaphoreFlaw flaw;
     private final AtomicLong everyToken; // GRANTS_EVERYTHING: one rising counter per store, shared by its clients
 
     FlawedSemaphores(MemoryBackend store, SemaphoreFlaw flaw, AtomicLong everyToken) {
-        this.store = store;
+        super(store, "semaphore flaw " + flaw);
         this.flaw = flaw;
         this.everyToken = everyToken;
-    }
-
-    @Override
-    public String description() {
-        return store.description() + " (semaphore flaw " + flaw + ")";
     }
 
     @Override
@@ -62,16 +50,6 @@ final class FlawedSemaphores implements LockBackend {
         Set<Capability> caps = EnumSet.copyOf(store.capabilities());
         caps.add(Capability.SEMAPHORE);
         return caps;
-    }
-
-    @Override
-    public TimeSource timeSource() {
-        return store.timeSource();
-    }
-
-    @Override
-    public void bind(GrantLossSink sink) {
-        store.bind(sink);
     }
 
     @Override
@@ -144,26 +122,6 @@ final class FlawedSemaphores implements LockBackend {
             return true;
         }
         return store.release((Grant) grant.state());
-    }
-
-    @Override
-    public Optional<LockInfo> inspect(String name) {
-        return store.inspect(name);
-    }
-
-    @Override
-    public List<LockInfo> list(String prefix) {
-        return store.list(prefix);
-    }
-
-    @Override
-    public boolean forceRelease(String name) {
-        return store.forceRelease(name);
-    }
-
-    @Override
-    public void close() {
-        store.close();
     }
 
     private static AcquireRequest withKind(AcquireRequest r, GrantKind kind) {

@@ -1,0 +1,45 @@
+package io.latchkey;
+
+/**
+ * A read-write lock in the store: any number of readers, or one writer, at a time, as the store judges it.
+ * Obtain one with {@link LockClient#readWriteLock(String)}.
+ *
+ * <p>Both sides are ordinary {@link DistributedLock}s (try, timed, blocking, async, {@code runExclusive},
+ * {@code asJavaLock()}), and every grant is a {@link LockHandle} with its own lease, renewal and loss signal. One
+ * fencing counter serves both sides: every grant's token, read or write, is greater than every earlier grant's of
+ * this lock.
+ *
+ * <pre>{@code
+ * DistributedReadWriteLock catalog = client.readWriteLock("catalog");
+ * try (LockHandle read = catalog.readLock().acquire(Duration.ofSeconds(2))) {
+ *     serveFromCache();                       // many readers at once
+ * }
+ * try (LockHandle write = catalog.writeLock().acquire(Duration.ofSeconds(10))) {
+ *     rebuildCache(write.fencingToken());     // alone: readers wait
+ * }
+ * }</pre>
+ *
+ * <ul>
+ *   <li><b>Writer preference.</b> Once a writer waits, new readers wait too, so a stream of readers cannot starve
+ *       it. A writer that gives up stops holding readers back at once.</li>
+ *   <li><b>No upgrade.</b> A thread that holds a read grant of this lock (through this client) and asks for its
+ *       write lock gets an {@link IllegalStateException}: two readers upgrading at once would wait for each other
+ *       forever. Release the read grant first.</li>
+ *   <li>A read-write lock, an exclusive lock and a semaphore with the same name are different things in the
+ *       store.</li>
+ * </ul>
+ */
+public interface DistributedReadWriteLock {
+
+    /** The lock's name. */
+    String name();
+
+    /** The options both sides are acquired with. */
+    LockOptions options();
+
+    /** The shared side: held by any number of readers while no writer holds or waits. */
+    DistributedLock readLock();
+
+    /** The exclusive side: held by one writer while no reader holds. */
+    DistributedLock writeLock();
+}
