@@ -13,6 +13,8 @@ import java.util.Optional;
  *                           when someone waits, so an uncontended cycle never touches the wake list
  *   <prefix>{<hex>}:sem, :sem-expiries, :sem-wake, :sem-waiting
  *                           the semaphore of that name (a namespace apart from the lock): see RedisScripts
+ *   <prefix>{<hex>}:rw, :rw-readers, :rw-intents, :rw-wake, :rw-waiting
+ *                           the read-write lock of that name: see RedisScripts
  *
  * share one cluster slot, and no name can look like another name's key: hex has no braces, colons, glob
  * characters or spaces, and "a:fence" encodes to a different tag than "a". Hex also keeps prefixes: the
@@ -29,6 +31,11 @@ final class RedisKeys {
     private static final byte[] SEM_EXPIRIES_SUFFIX = "}:sem-expiries".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SEM_WAKE_SUFFIX = "}:sem-wake".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SEM_WAITING_SUFFIX = "}:sem-waiting".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RW_STATE_SUFFIX = "}:rw".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RW_READERS_SUFFIX = "}:rw-readers".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RW_INTENTS_SUFFIX = "}:rw-intents".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RW_WAKE_SUFFIX = "}:rw-wake".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] RW_WAITING_SUFFIX = "}:rw-waiting".getBytes(StandardCharsets.US_ASCII);
 
     private final String prefix;
     private final byte[] prefixAndBrace;
@@ -51,6 +58,19 @@ final class RedisKeys {
                 concat(tag, SEM_EXPIRIES_SUFFIX),
                 concat(tag, SEM_WAKE_SUFFIX),
                 concat(tag, SEM_WAITING_SUFFIX));
+    }
+
+    /** The keys of one read-write lock: state hash, readers' expiries, writers' intents, wake list, waiting flag. */
+    record ReadWriteKeys(byte[] state, byte[] readers, byte[] intents, byte[] wake, byte[] waiting) {}
+
+    ReadWriteKeys readWrite(String name) {
+        byte[] tag = tag(name);
+        return new ReadWriteKeys(
+                concat(tag, RW_STATE_SUFFIX),
+                concat(tag, RW_READERS_SUFFIX),
+                concat(tag, RW_INTENTS_SUFFIX),
+                concat(tag, RW_WAKE_SUFFIX),
+                concat(tag, RW_WAITING_SUFFIX));
     }
 
     private byte[] tag(String name) {

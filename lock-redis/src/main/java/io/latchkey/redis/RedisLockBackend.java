@@ -69,8 +69,12 @@ import redis.clients.jedis.UnifiedJedis;
  * (RedisWaiting).
  */
 public final class RedisLockBackend implements LockBackend {
-    private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(
-            EnumSet.of(Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING, Capability.SEMAPHORE));
+    private static final Set<Capability> CAPABILITIES = Collections.unmodifiableSet(EnumSet.of(
+            Capability.NATIVE_WAIT,
+            Capability.SERVER_CLOCK,
+            Capability.LISTING,
+            Capability.SEMAPHORE,
+            Capability.READ_WRITE));
     /** Redlock: no semaphores (see RedisSemaphores.REDLOCK_REFUSAL). */
     private static final Set<Capability> REDLOCK_CAPABILITIES = Collections.unmodifiableSet(
             EnumSet.of(Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING));
@@ -81,6 +85,7 @@ public final class RedisLockBackend implements LockBackend {
     private final RedisWaiting waiting;
     private final RedisInspection inspection;
     private final RedisSemaphores semaphores;
+    private final RedisReadWrite readWrite;
 
     private RedisLockBackend(RedisConnection connection, RedisSettings settings) {
         RedisKeys keys = new RedisKeys(settings.keyPrefix());
@@ -90,6 +95,7 @@ public final class RedisLockBackend implements LockBackend {
         this.renewal = new RedisRenewal(connection, keys, grants);
         this.inspection = new RedisInspection(connection, keys);
         this.semaphores = new RedisSemaphores(connection, keys, grants, waiting);
+        this.readWrite = new RedisReadWrite(connection, keys, grants, waiting);
     }
 
     // ------------------------------------------------------------------ construction
@@ -249,7 +255,14 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public @Nullable String refusal(Capability capability) {
-        return capability == Capability.SEMAPHORE && connection.redlock() ? RedisSemaphores.REDLOCK_REFUSAL : null;
+        if (!connection.redlock()) {
+            return null;
+        }
+        return switch (capability) {
+            case SEMAPHORE -> RedisSemaphores.REDLOCK_REFUSAL;
+            case READ_WRITE -> RedisReadWrite.REDLOCK_REFUSAL;
+            default -> null;
+        };
     }
 
     /** Number of nodes (1 for a single node). */
@@ -259,17 +272,36 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
-        return isPermits(request.kind()) ? semaphores.tryAcquire(request) : grants.tryAcquire(request);
+        return switch (request.kind().type()) {
+            case PERMITS -> semaphores.tryAcquire(request);
+            case READ, WRITE -> readWrite.tryAcquire(request);
+            case EXCLUSIVE -> grants.tryAcquire(request);
+        };
     }
 
     @Override
     public RenewResult renew(Grant grant, Duration lease) {
-        return isPermits(grant.kind()) ? semaphores.renew(grant, lease) : renewal.renew(grant, lease);
+        return switch (grant.kind().type()) {
+            case PERMITS -> semaphores.renew(grant, lease);
+            case READ, WRITE -> readWrite.renew(grant, lease);
+            case EXCLUSIVE -> renewal.renew(grant, lease);
+        };
     }
 
     @Override
     public boolean release(Grant grant) {
-        return isPermits(grant.kind()) ? semaphores.release(grant) : grants.release(grant);
+        return switch (grant.kind().type()) {
+            case PERMITS -> semaphores.release(grant);
+            case READ, WRITE -> readWrite.release(grant);
+            case EXCLUSIVE -> grants.release(grant);
+        };
+    }
+
+    @Override
+    public void withdraw(AcquireRequest request) {
+        if (request.kind().type() == GrantKind.Type.WRITE) {
+            readWrite.withdraw(request);
+        }
     }
 
     @Override
@@ -279,18 +311,16 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public boolean awaitChange(AcquireRequest request, Duration timeout) throws InterruptedException {
-        return isPermits(request.kind())
-                ? semaphores.awaitChange(request.name(), timeout)
-                : waiting.awaitChange(request.name(), timeout);
+        return switch (request.kind().type()) {
+            case PERMITS -> semaphores.awaitChange(request.name(), timeout);
+            case READ, WRITE -> readWrite.awaitChange(request.name(), timeout);
+            case EXCLUSIVE -> waiting.awaitChange(request.name(), timeout);
+        };
     }
 
     @Override
     public int availablePermits(String name, int limit) {
         return semaphores.availablePermits(name, limit);
-    }
-
-    private static boolean isPermits(GrantKind kind) {
-        return kind.type() == GrantKind.Type.PERMITS;
     }
 
     @Override
