@@ -132,16 +132,18 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
                     Capability.NATIVE_WAIT,
                     Capability.LISTING,
                     Capability.SURVIVES_SERVER_RESTART,
-                    Capability.SEMAPHORE);
+                    Capability.SEMAPHORE,
+                    Capability.READ_WRITE);
         }
         if (dialect == Dialect.MARIADB) {
             return Set.of(
                     Capability.SERVER_CLOCK,
                     Capability.LISTING,
                     Capability.SURVIVES_SERVER_RESTART,
-                    Capability.SEMAPHORE);
+                    Capability.SEMAPHORE,
+                    Capability.READ_WRITE);
         }
-        return Set.of(Capability.SERVER_CLOCK, Capability.LISTING, Capability.SEMAPHORE);
+        return Set.of(Capability.SERVER_CLOCK, Capability.LISTING, Capability.SEMAPHORE, Capability.READ_WRITE);
     }
 
     /**

@@ -40,6 +40,7 @@ final class LeaseBackend extends JdbcLockBackend {
 
     private final LeaseStatements sql;
     private final LeaseSemaphores semaphores;
+    private final LeaseReadWrite readWrite;
     private final PgWaiting wakeups;
     private final ThreadLocal<long[]> attemptSnapshot = ThreadLocal.withInitial(() -> new long[1]);
 
@@ -47,6 +48,7 @@ final class LeaseBackend extends JdbcLockBackend {
         super(b, dialect);
         this.sql = new LeaseStatements(table, dialect);
         this.semaphores = new LeaseSemaphores(connections, new SemaphoreStatements(table, dialect), description());
+        this.readWrite = new LeaseReadWrite(connections, new ReadWriteStatements(table, dialect), description());
         this.wakeups = dialect == Dialect.POSTGRESQL
                 ? new PgWaiting(connections, table.toLowerCase(java.util.Locale.ROOT), this::passOn)
                 : null;
@@ -66,6 +68,9 @@ final class LeaseBackend extends JdbcLockBackend {
     public AcquireResult tryAcquire(AcquireRequest request) {
         if (isPermits(request.kind())) {
             return semaphores.tryAcquire(request, key(request.name()));
+        }
+        if (isReadWrite(request.kind())) {
+            return readWrite.tryAcquire(request, key(request.name()));
         }
         if (wakeups != null) {
             attemptSnapshot.get()[0] = wakeups.snapshot();
@@ -116,7 +121,7 @@ final class LeaseBackend extends JdbcLockBackend {
 
     @Override
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
-        if (wakeups == null || isPermits(request.kind())) {
+        if (wakeups == null || request.kind().type() != GrantKind.Type.EXCLUSIVE) {
             return tryAcquire(request);
         }
         long begin = System.nanoTime();
@@ -187,8 +192,8 @@ final class LeaseBackend extends JdbcLockBackend {
 
     @Override
     public boolean awaitChange(AcquireRequest request, Duration timeout) throws InterruptedException {
-        if (isPermits(request.kind())) {
-            // no notification for semaphores yet: the core's backoff decides when to look again
+        if (request.kind().type() != GrantKind.Type.EXCLUSIVE) {
+            // no notification for semaphores and read-write locks yet: the core's backoff decides when to look again
             TimeUnit.NANOSECONDS.sleep(timeout.toNanos());
             return false;
         }
@@ -200,14 +205,28 @@ final class LeaseBackend extends JdbcLockBackend {
         return semaphores.availablePermits(name, limit, key(name));
     }
 
+    @Override
+    public void withdraw(AcquireRequest request) {
+        if (request.kind().type() == GrantKind.Type.WRITE) {
+            readWrite.withdraw(request, key(request.name()));
+        }
+    }
+
     private static boolean isPermits(GrantKind kind) {
         return kind.type() == GrantKind.Type.PERMITS;
+    }
+
+    private static boolean isReadWrite(GrantKind kind) {
+        return kind.type() == GrantKind.Type.READ || kind.type() == GrantKind.Type.WRITE;
     }
 
     @Override
     public RenewResult renew(Grant grant, Duration lease) {
         if (isPermits(grant.kind())) {
             return semaphores.renew(grant, lease, key(grant.name()));
+        }
+        if (isReadWrite(grant.kind())) {
+            return readWrite.renew(grant, lease, key(grant.name()));
         }
         long start = System.nanoTime();
         Connection c = null;
@@ -228,6 +247,9 @@ final class LeaseBackend extends JdbcLockBackend {
     public boolean release(Grant grant) {
         if (isPermits(grant.kind())) {
             return semaphores.release(grant, key(grant.name()));
+        }
+        if (isReadWrite(grant.kind())) {
+            return readWrite.release(grant, key(grant.name()));
         }
         Connection c = null;
         try {

@@ -40,65 +40,40 @@ final class LeaseSemaphores {
         GrantKind kind = request.kind();
         long start = System.nanoTime();
         long leaseMicros = JdbcLockBackend.micros(request.lease());
-        Connection c = null;
-        try {
-            c = connections.borrow();
-            for (int attempt = 0; ; attempt++) {
-                AcquireResult r = inTransaction(c, request, k, kind, leaseMicros, start);
-                if (r != null || attempt > 0) {
-                    return r != null ? r : Busy.UNKNOWN;
-                }
-                c.setAutoCommit(true);
-                sql.createHeader(c, k, kind.limit()); // first use of this semaphore: then look again
-            }
-        } catch (SQLException e) {
-            if ((sql.dialect == Dialect.H2 && LeaseBackend.isConflict(e)) || isSerializationFailure(e)) {
-                return Busy.UNKNOWN; // another acquirer held the header row too long, or changed it under us
-            }
-            throw connections.unavailable("acquire permits of", request.name(), e);
-        } finally {
-            connections.giveBack(c);
-        }
+        return HeaderRowTransaction.acquire(
+                connections,
+                sql.dialect,
+                "acquire permits of",
+                request.name(),
+                c -> decide(c, request, k, kind, leaseMicros, start),
+                c -> sql.createHeader(c, k, kind.limit()));
     }
 
-    /** One transaction; null if the semaphore has no header row yet. */
-    private AcquireResult inTransaction(
+    /** Inside the transaction; null if the semaphore has no header row yet. */
+    private AcquireResult decide(
             Connection c, AcquireRequest request, LockKey k, GrantKind kind, long leaseMicros, long start)
             throws SQLException {
-        c.setAutoCommit(false);
-        boolean done = false;
-        try {
-            SemaphoreStatements.Header header = sql.lockHeader(c, k);
-            if (header == null) {
-                return null;
-            }
-            if (header.limit() != kind.limit()) {
-                throw otherCount(request.name(), header.limit(), kind.limit());
-            }
-            SemaphoreStatements.Usage usage = sql.usage(c, k, request.owner()); // expired holders never count
-            if (usage.expired() > 0) {
-                sql.dropExpired(c, k); // rows of holders that died or stopped renewing: clean up while locked
-            }
-            AcquireResult result;
-            if (usage.mineToken() >= 0) { // a retried request: the grant it already has
-                sql.extendMine(c, k, request.owner(), leaseMicros);
-                result = grant(request, usage.mineToken(), start);
-            } else if (usage.used() + kind.permits() > header.limit()) {
-                result = Busy.UNKNOWN;
-            } else {
-                long token = header.token() + 1;
-                sql.addHolder(c, k, request.owner(), kind.permits(), token, leaseMicros);
-                result = grant(request, token, start);
-            }
-            c.commit();
-            done = true;
-            return result;
-        } finally {
-            if (!done) {
-                rollbackQuietly(c);
-            }
-            c.setAutoCommit(true);
+        SemaphoreStatements.Header header = sql.lockHeader(c, k);
+        if (header == null) {
+            return null;
         }
+        if (header.limit() != kind.limit()) {
+            throw otherCount(request.name(), header.limit(), kind.limit());
+        }
+        SemaphoreStatements.Usage usage = sql.usage(c, k, request.owner()); // expired holders never count
+        if (usage.expired() > 0) {
+            sql.dropExpired(c, k); // rows of holders that died or stopped renewing: clean up while locked
+        }
+        if (usage.mineToken() >= 0) { // a retried request: the grant it already has
+            sql.extendMine(c, k, request.owner(), leaseMicros);
+            return grant(request, usage.mineToken(), start);
+        }
+        if (usage.used() + kind.permits() > header.limit()) {
+            return Busy.UNKNOWN;
+        }
+        long token = header.token() + 1;
+        sql.addHolder(c, k, request.owner(), kind.permits(), token, leaseMicros);
+        return grant(request, token, start);
     }
 
     private static Grant grant(AcquireRequest request, long token, long start) {
@@ -163,19 +138,6 @@ final class LeaseSemaphores {
             c.setAutoCommit(true);
         }
         return c;
-    }
-
-    /** 40001 / 40P01: a stricter isolation level than READ COMMITTED (or a deadlock) refused the transaction. */
-    private static boolean isSerializationFailure(SQLException e) {
-        return "40001".equals(e.getSQLState()) || "40P01".equals(e.getSQLState());
-    }
-
-    private static void rollbackQuietly(Connection c) {
-        try {
-            c.rollback();
-        } catch (SQLException ignored) {
-            // the connection is broken: the pool finds out when it is given back; nothing was committed
-        }
     }
 
     private IllegalArgumentException otherCount(String name, int stored, int asked) {

@@ -57,9 +57,9 @@ final class SessionBackend extends JdbcLockBackend {
 
     @Override
     public String refusal(Capability capability) {
-        return capability == Capability.SEMAPHORE
-                ? "session mode binds each lock to a database session; semaphores are offered in lease mode"
-                        + " (mode=lease, the default)"
+        return capability == Capability.SEMAPHORE || capability == Capability.READ_WRITE
+                ? "session mode binds each lock to a database session; semaphores and read-write locks are offered"
+                        + " in lease mode (mode=lease, the default)"
                 : null;
     }
 

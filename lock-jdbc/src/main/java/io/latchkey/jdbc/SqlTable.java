@@ -96,7 +96,8 @@ abstract class SqlTable {
                                 + "  released_by    TEXT,\n"
                                 + "  waiting        INTEGER[],\n"
                                 + "  PRIMARY KEY (ns, name))",
-                        SemaphoreStatements.permitsTableDdl(dialect, table));
+                        SemaphoreStatements.permitsTableDdl(dialect, table),
+                        ReadWriteStatements.readWriteTableDdl(dialect, table));
             case MARIADB:
                 return List.of(
                         "CREATE TABLE IF NOT EXISTS " + table + " (\n"
@@ -109,7 +110,8 @@ abstract class SqlTable {
                                 + "  holder_session BIGINT,\n"
                                 + "  released_by    VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin,\n"
                                 + "  PRIMARY KEY (ns, name)) ENGINE=InnoDB",
-                        SemaphoreStatements.permitsTableDdl(dialect, table));
+                        SemaphoreStatements.permitsTableDdl(dialect, table),
+                        ReadWriteStatements.readWriteTableDdl(dialect, table));
             case H2:
                 return List.of(
                         "CREATE TABLE IF NOT EXISTS " + table + " (\n"
@@ -123,7 +125,8 @@ abstract class SqlTable {
                                 + "  released_by    VARCHAR(255),\n"
                                 + "  PRIMARY KEY (ns, name))",
                         "CREATE SEQUENCE IF NOT EXISTS " + table + "_token_seq",
-                        SemaphoreStatements.permitsTableDdl(dialect, table));
+                        SemaphoreStatements.permitsTableDdl(dialect, table),
+                        ReadWriteStatements.readWriteTableDdl(dialect, table));
             default:
                 throw new IllegalStateException("unknown dialect " + dialect);
         }

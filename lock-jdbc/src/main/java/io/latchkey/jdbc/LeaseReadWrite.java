@@ -1,0 +1,138 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Busy;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantKind;
+import io.latchkey.spi.RenewResult;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/*
+ * Read-write locks in lease mode (ReadWriteStatements for the SQL). An acquisition is one HeaderRowTransaction:
+ * with the lock's header row locked, it reads the live readers, writers and other writers' intents, and grants a
+ * read iff no writer holds and no writer waits, a write iff nobody holds. A write that must wait records its intent
+ * (until its lease), which keeps new readers out; the core withdraws it when the writer gives up. Renew, release
+ * and withdraw are one statement each on the owner's own row.
+ *
+ * Stateless: every operation borrows a connection for just that operation, as LeaseBackend does.
+ */
+final class LeaseReadWrite {
+    private static final Logger log = LoggerFactory.getLogger(LeaseReadWrite.class);
+
+    private final JdbcConnections connections;
+    private final ReadWriteStatements sql;
+    private final String description;
+
+    LeaseReadWrite(JdbcConnections connections, ReadWriteStatements sql, String description) {
+        this.connections = connections;
+        this.sql = sql;
+        this.description = description;
+    }
+
+    AcquireResult tryAcquire(AcquireRequest request, LockKey k) {
+        long start = System.nanoTime();
+        long leaseMicros = JdbcLockBackend.micros(request.lease());
+        return HeaderRowTransaction.acquire(
+                connections,
+                sql.dialect,
+                "acquire",
+                request.name(),
+                c -> decide(c, request, k, leaseMicros, start),
+                c -> sql.createHeader(c, k));
+    }
+
+    private AcquireResult decide(Connection c, AcquireRequest request, LockKey k, long leaseMicros, long start)
+            throws SQLException {
+        long token = sql.lockHeader(c, k);
+        if (token < 0) {
+            return null;
+        }
+        boolean write = request.kind().type() == GrantKind.Type.WRITE;
+        char side = write ? 'w' : 'r';
+        ReadWriteStatements.State s = sql.state(c, k, request.owner(), side);
+        if (s.expired() > 0) {
+            sql.dropExpired(c, k); // rows of holders or writers that died or gave up: clean up while locked
+        }
+        if (s.mineToken() >= 0) { // a retried request: the grant it already has
+            sql.extendMine(c, k, request.owner(), leaseMicros);
+            return grant(request, s.mineToken(), start);
+        }
+        boolean free = write ? s.readers() == 0 && s.writers() == 0 : s.writers() == 0 && s.intents() == 0;
+        if (!free) {
+            if (write) { // new readers wait for this writer from now on
+                sql.dropIntent(c, k, request.owner());
+                sql.addRow(c, k, request.owner(), 'i', 0, leaseMicros);
+            }
+            return Busy.UNKNOWN;
+        }
+        if (write) {
+            sql.dropIntent(c, k, request.owner());
+        }
+        sql.bumpToken(c, k, token + 1);
+        sql.addRow(c, k, request.owner(), side, token + 1, leaseMicros);
+        return grant(request, token + 1, start);
+    }
+
+    private static Grant grant(AcquireRequest request, long token, long start) {
+        return new Grant(
+                request.name(),
+                request.owner(),
+                token,
+                JdbcLockBackend.validUntil(start, request.lease()),
+                null,
+                request.kind());
+    }
+
+    RenewResult renew(Grant grant, Duration lease, LockKey k) {
+        long start = System.nanoTime();
+        Connection c = null;
+        try {
+            c = autocommit();
+            return sql.renew(c, k, grant.owner(), grant.fencingToken(), JdbcLockBackend.micros(lease))
+                    ? RenewResult.renewed(JdbcLockBackend.validUntil(start, lease))
+                    : RenewResult.notHeld();
+        } catch (SQLException e) {
+            throw connections.unavailable("renew", grant.name(), e);
+        } finally {
+            connections.giveBack(c);
+        }
+    }
+
+    boolean release(Grant grant, LockKey k) {
+        Connection c = null;
+        try {
+            c = autocommit();
+            return sql.release(c, k, grant.owner(), grant.fencingToken());
+        } catch (SQLException e) {
+            throw connections.unavailable("release", grant.name(), e);
+        } finally {
+            connections.giveBack(c);
+        }
+    }
+
+    /** A writer gave up: its intent goes now; a failure only leaves it to expire with its lease. */
+    void withdraw(AcquireRequest request, LockKey k) {
+        Connection c = null;
+        try {
+            c = autocommit();
+            sql.dropIntent(c, k, request.owner());
+        } catch (SQLException | RuntimeException e) {
+            log.debug("withdrawing the waiting writer of '{}' on {} failed", request.name(), description, e);
+        } finally {
+            connections.giveBack(c);
+        }
+    }
+
+    private Connection autocommit() throws SQLException {
+        Connection c = connections.borrow();
+        if (!c.getAutoCommit()) {
+            c.setAutoCommit(true);
+        }
+        return c;
+    }
+}
