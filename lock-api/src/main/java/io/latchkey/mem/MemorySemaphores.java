@@ -7,6 +7,7 @@ import io.latchkey.spi.Busy;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.SemaphoreCounts;
 import io.latchkey.spi.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -203,9 +204,7 @@ final class MemorySemaphores {
 
     private void checkLimit(Semaphore s, String name, int limit) {
         if (s.limit != 0 && s.limit != limit) {
-            throw new IllegalArgumentException("semaphore '" + name + "' on " + store.description() + " has "
-                    + s.limit + " permits in the store, but this view was opened with " + limit
-                    + "; the permit count is part of a semaphore's identity");
+            throw SemaphoreCounts.conflict(name, store.description(), s.limit, limit);
         }
     }
 

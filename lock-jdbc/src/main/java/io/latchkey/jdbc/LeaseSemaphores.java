@@ -6,6 +6,7 @@ import io.latchkey.spi.Busy;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.SemaphoreCounts;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -141,8 +142,6 @@ final class LeaseSemaphores {
     }
 
     private IllegalArgumentException otherCount(String name, int stored, int asked) {
-        return new IllegalArgumentException("semaphore '" + name + "' on " + description + " has " + stored
-                + " permits in the store, but this view was opened with " + asked
-                + "; the permit count is part of a semaphore's identity");
+        return SemaphoreCounts.conflict(name, description, stored, asked);
     }
 }

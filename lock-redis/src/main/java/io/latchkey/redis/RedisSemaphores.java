@@ -10,6 +10,7 @@ import io.latchkey.spi.Busy;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.SemaphoreCounts;
 import java.time.Duration;
 import java.util.List;
 import redis.clients.jedis.exceptions.JedisException;
@@ -132,8 +133,6 @@ final class RedisSemaphores {
     }
 
     private IllegalArgumentException otherCount(String name, long stored, int asked) {
-        return new IllegalArgumentException("semaphore '" + name + "' on " + connection.description() + " has "
-                + stored + " permits in the store, but this view was opened with " + asked
-                + "; the permit count is part of a semaphore's identity");
+        return SemaphoreCounts.conflict(name, connection.description(), stored, asked);
     }
 }

@@ -3,6 +3,8 @@ package io.latchkey.zookeeper;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.Busy;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantKind;
+import io.latchkey.spi.SemaphoreCounts;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,7 +54,7 @@ final class AcquireAttempt {
         this.description = description;
         this.request = request;
         this.parent = paths.parent(request.name());
-        this.marker = LockPaths.marker(request.owner());
+        this.marker = LockPaths.marker(request.kind(), request.owner());
         orphans.claim(request.owner()); // a leftover of an earlier attempt of this owner is ours to handle
     }
 
@@ -89,7 +91,7 @@ final class AcquireAttempt {
             }
         }
         if (first < 0) {
-            return new Queue(queue, -1, null);
+            return new Queue(queue, -1, null, request.kind());
         }
         ContenderNode adopted = mine;
         String firstNode = queue.get(first);
@@ -119,11 +121,21 @@ final class AcquireAttempt {
             first = queue.indexOf(firstNode);
         }
         created = adopted;
-        return new Queue(queue, first, adopted);
+        return new Queue(queue, first, adopted, request.kind());
     }
 
     Grant grant(ContenderNode mine, long startNanos) {
-        return held.grant(request.name(), request.owner(), mine, request.lease(), startNanos);
+        return held.grant(request, mine, startNanos);
+    }
+
+    /** A semaphore queue made with another permit count: leaves it untouched and says why. */
+    void refuseOtherCount(Queue q) throws Exception {
+        int stored = q.conflictingLimit();
+        if (stored != 0) {
+            giveUp();
+            throw SemaphoreCounts.conflict(
+                    request.name(), description, stored, request.kind().limit());
+        }
     }
 
     /** Leaves the queue (busy, timed out): deletes every node of this owner. */
@@ -159,28 +171,82 @@ final class AcquireAttempt {
         }
     }
 
-    /** A snapshot of one lock's queue, from this attempt's point of view. */
+    /**
+     * A snapshot of one queue, from this attempt's point of view, and who it admits. Arrival order decides:
+     * exclusive and write contenders hold from the head; a reader holds when no writer is ahead of it (so a waiting
+     * writer keeps later readers out: writer preference); a semaphore contender holds when the permits asked by
+     * every contender up to and including it fit the count (first come, first served: a large request is not
+     * overtaken by small ones).
+     */
     static final class Queue {
         final List<String> nodes;
         final int index;
         final ContenderNode mine;
+        private final GrantKind kind;
 
-        Queue(List<String> nodes, int index, ContenderNode mine) {
+        Queue(List<String> nodes, int index, ContenderNode mine, GrantKind kind) {
             this.nodes = nodes;
             this.index = index;
             this.mine = mine;
+            this.kind = kind;
         }
 
         boolean isHolder() {
-            return index == 0;
+            return switch (kind.type()) {
+                case EXCLUSIVE, WRITE -> index == 0;
+                case READ -> writerAhead() < 0;
+                case PERMITS -> permitsThrough(index) <= kind.limit();
+            };
         }
 
-        String predecessor() {
-            return mine.parent() + "/" + nodes.get(index - 1);
+        /**
+         * The node whose deletion may admit this contender, watched so that a release wakes only the waiters it
+         * can admit; null for a semaphore, which any earlier contender's departure may admit (watch the queue).
+         */
+        String blocker() {
+            return switch (kind.type()) {
+                case EXCLUSIVE, WRITE -> path(index - 1);
+                case READ -> path(writerAhead());
+                case PERMITS -> null;
+            };
+        }
+
+        /** Another permit count found among the semaphore's contenders, or 0 if they all agree with this one. */
+        int conflictingLimit() {
+            if (kind.type() != GrantKind.Type.PERMITS) {
+                return 0;
+            }
+            for (String n : nodes) {
+                if (LockPaths.limitOf(n) != kind.limit()) {
+                    return LockPaths.limitOf(n);
+                }
+            }
+            return 0;
+        }
+
+        private int writerAhead() {
+            for (int i = index - 1; i >= 0; i--) {
+                if (LockPaths.isWriter(nodes.get(i))) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        private long permitsThrough(int last) {
+            long sum = 0;
+            for (int i = 0; i <= last; i++) {
+                sum += LockPaths.permitsOf(nodes.get(i));
+            }
+            return sum;
+        }
+
+        private String path(int i) {
+            return mine.parent() + "/" + nodes.get(i);
         }
 
         Busy busy() {
-            String holder = nodes.isEmpty() ? null : LockPaths.ownerOf(nodes.get(0));
+            String holder = nodes.isEmpty() || kind.shared() ? null : LockPaths.ownerOf(nodes.get(0));
             return new Busy(holder, -1, null);
         }
     }

@@ -1,6 +1,7 @@
 package io.latchkey.zookeeper;
 
 import io.latchkey.LockLoss;
+import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantLossSink;
 import java.time.Duration;
@@ -54,9 +55,11 @@ final class HeldGrants implements ZooKeeperConnection.Events {
     }
 
     /** Records a grant on {@code node}, valid from {@code startNanos} (before the request that proved it). */
-    Grant grant(String name, String owner, ContenderNode node, Duration lease, long startNanos) {
+    Grant grant(AcquireRequest request, ContenderNode node, long startNanos) {
+        Duration lease = request.lease();
         checkLease(lease);
-        Grant g = new Grant(name, owner, node.czxid(), startNanos + validityNanos(lease), node);
+        Grant g = new Grant(
+                request.name(), request.owner(), node.czxid(), startNanos + validityNanos(lease), node, request.kind());
         held.put(node.path(), g);
         return g;
     }

@@ -1,5 +1,6 @@
 package io.latchkey.zookeeper;
 
+import io.latchkey.spi.GrantKind;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -29,11 +30,26 @@ import java.util.List;
  * never contains '/', is never empty, "." or "..", and decoding gives the name back, so two names never
  * share a component. "zookeeper" cannot be reserved here because the base path is never the root.
  *
+ * Primitives. Exclusive locks live under the base path itself; read-write locks under <basePath>/rw and
+ * semaphores under <basePath>/sem (one LockPaths each), so the three never meet and listing, which reads only
+ * 3-hex-digit buckets, sees exclusive locks alone. A contender's name carries its grant's kind, so one getChildren
+ * reply is enough to decide who is admitted:
+ *
+ *   lk-<owner>-<seq>             an exclusive lock
+ *   rd-<owner>-<seq>             the read side of a read-write lock
+ *   wr-<owner>-<seq>             the write side
+ *   pm<n>x<limit>-<owner>-<seq>  n permits of a semaphore of `limit` permits (both decimal)
+ *
+ * The kind prefix never contains '-', so it ends at the node name's first '-' (an encoded owner may contain '-').
+ *
  * Stateless and immutable: safe to share between threads.
  */
 final class LockPaths {
-    /** Prefix of every contender node; other children of a lock's parent are ignored. */
+    /** Prefix of every exclusive-lock node; children without one of the kind prefixes are ignored. */
     static final String NODE_PREFIX = "lk-";
+
+    private static final String READ_PREFIX = "rd-";
+    private static final String WRITE_PREFIX = "wr-";
 
     private static final int SEQUENCE_DIGITS = 10;
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -105,14 +121,68 @@ final class LockPaths {
         }
     }
 
-    /** What every contender node of {@code owner} starts with; ZooKeeper appends the sequence. */
+    /** What every exclusive-lock node of {@code owner} starts with; ZooKeeper appends the sequence. */
     static String marker(String owner) {
         return NODE_PREFIX + encode(owner) + "-";
     }
 
+    /** What every node of {@code owner} for a grant of {@code kind} starts with. */
+    static String marker(GrantKind kind, String owner) {
+        String prefix = switch (kind.type()) {
+            case EXCLUSIVE -> NODE_PREFIX;
+            case READ -> READ_PREFIX;
+            case WRITE -> WRITE_PREFIX;
+            case PERMITS -> "pm" + kind.permits() + "x" + kind.limit() + "-";
+        };
+        return prefix + encode(owner) + "-";
+    }
+
+    /** The length of a node name's kind prefix (with its '-'), or -1 if the name has none of ours. */
+    static int prefixLength(String node) {
+        int dash = node.indexOf('-');
+        if (dash == 2) {
+            return node.startsWith(NODE_PREFIX) || node.startsWith(READ_PREFIX) || node.startsWith(WRITE_PREFIX)
+                    ? 3
+                    : -1;
+        }
+        if (dash < 0 || !node.startsWith("pm")) {
+            return -1;
+        }
+        int x = node.indexOf('x', 2);
+        return x > 2 && x < dash - 1 && isCount(node, 2, x) && isCount(node, x + 1, dash) ? dash + 1 : -1;
+    }
+
+    private static boolean isCount(String s, int from, int to) {
+        if (to - from > 5) {
+            return false; // GrantKind.MAX_PERMITS has 5 digits
+        }
+        for (int i = from; i < to; i++) {
+            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether a contender is the write side of a read-write lock. */
+    static boolean isWriter(String node) {
+        return node.startsWith(WRITE_PREFIX);
+    }
+
+    /** The permits a semaphore contender asks for (1 for the other kinds). */
+    static int permitsOf(String node) {
+        return node.startsWith("pm") ? Integer.parseInt(node.substring(2, node.indexOf('x'))) : 1;
+    }
+
+    /** The permit count of the semaphore a contender was created for (1 for the other kinds). */
+    static int limitOf(String node) {
+        return node.startsWith("pm") ? Integer.parseInt(node.substring(node.indexOf('x') + 1, node.indexOf('-'))) : 1;
+    }
+
     /** Whether {@code node} (a child name, not a path) is a contender node this library wrote. */
     static boolean isContender(String node) {
-        if (!node.startsWith(NODE_PREFIX) || node.length() < NODE_PREFIX.length() + 1 + SEQUENCE_DIGITS) {
+        int prefix = prefixLength(node);
+        if (prefix < 0 || node.length() < prefix + 1 + SEQUENCE_DIGITS) {
             return false;
         }
         if (node.charAt(node.length() - SEQUENCE_DIGITS - 1) != '-') {
@@ -129,7 +199,7 @@ final class LockPaths {
 
     /** The owner id encoded in a contender node's name. */
     static String ownerOf(String node) {
-        return decode(node.substring(NODE_PREFIX.length(), node.length() - SEQUENCE_DIGITS - 1));
+        return decode(node.substring(prefixLength(node), node.length() - SEQUENCE_DIGITS - 1));
     }
 
     /** Whether a contender node was created for {@code marker}'s owner. */

@@ -12,7 +12,6 @@ import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.RenewResult;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -21,11 +20,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /*
- * A fair ZooKeeper lock on the Curator framework (docs/design.md section 6), without Curator's lock recipe.
+ * A fair ZooKeeper lock on the Curator framework (docs/design.md section 6), without Curator's lock recipe; its
+ * read-write locks and semaphores are the same queue with other admission rules (AcquireAttempt.Queue).
  *
  * Protocol. Each acquisition creates one EPHEMERAL_SEQUENTIAL node "lk-<owner>-<seq>" under the lock's
  * container parent (created on first use; ZooKeeper deletes empty containers). The lowest sequence holds
@@ -46,18 +44,22 @@ import org.slf4j.LoggerFactory;
  * ZooKeeperWaiting (watches), HeldGrants (validity, session losses), Listing, OrphanCleaner, LockPaths.
  */
 public final class ZooKeeperLockBackend implements LockBackend {
-    private static final Logger log = LoggerFactory.getLogger(ZooKeeperLockBackend.class);
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(
             Capability.FAIR,
             Capability.NATIVE_WAIT,
             Capability.SESSION_BOUND,
             Capability.SURVIVES_SERVER_RESTART,
-            Capability.LISTING));
+            Capability.LISTING,
+            Capability.READ_WRITE,
+            Capability.SEMAPHORE));
 
     private final CuratorFramework curator;
     private final ZooKeeperConnection connection;
     private final String description;
     private final LockPaths paths;
+    private final LockPaths readWritePaths;
+    private final LockPaths semaphorePaths;
+    private final Queues queues;
     private final OrphanCleaner orphans;
     private final Listing listing;
     private final ZooKeeperWaiting waiting;
@@ -69,6 +71,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
         this.curator = connection.curator();
         this.description = description;
         this.paths = new LockPaths(basePath);
+        this.readWritePaths = new LockPaths(basePath + "/rw");
+        this.semaphorePaths = new LockPaths(basePath + "/sem");
+        this.queues = new Queues(curator, description);
         this.orphans = new OrphanCleaner(curator, description);
         this.waiting = new ZooKeeperWaiting(curator);
         this.held = new HeldGrants(connection, description, waiting::wakeAll, () -> {
@@ -109,7 +114,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
         requireConnected(request.name(), "cannot acquire");
-        AcquireAttempt a = new AcquireAttempt(connection, orphans, held, description, paths, request);
+        AcquireAttempt a = new AcquireAttempt(connection, orphans, held, description, pathsFor(request), request);
         try {
             long start = System.nanoTime();
             ContenderNode mine = a.create();
@@ -118,6 +123,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
                 // our node vanished between create and list (session lost): report as unavailable, the core retries
                 throw new KeeperException.SessionExpiredException();
             }
+            a.refuseOtherCount(q);
             if (q.isHolder()) {
                 return a.grant(q.mine, start);
             }
@@ -127,6 +133,8 @@ public final class ZooKeeperLockBackend implements LockBackend {
             a.giveUpAfterInterrupt();
             Thread.currentThread().interrupt();
             throw unavailable(request.name(), "interrupted while acquiring", e);
+        } catch (IllegalArgumentException otherCount) {
+            throw otherCount;
         } catch (Exception e) {
             a.giveUpQuietly();
             throw unavailable(request.name(), "could not acquire", e);
@@ -137,7 +145,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
         long deadline = Deadlines.after(System.nanoTime(), maxWait);
         requireConnected(request.name(), "cannot acquire");
-        AcquireAttempt a = new AcquireAttempt(connection, orphans, held, description, paths, request);
+        AcquireAttempt a = new AcquireAttempt(connection, orphans, held, description, pathsFor(request), request);
         try {
             long start = System.nanoTime();
             ContenderNode mine = a.create();
@@ -150,6 +158,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     continue;
                 }
                 mine = q.mine;
+                a.refuseOtherCount(q);
                 if (q.isHolder()) {
                     return a.grant(mine, start);
                 }
@@ -158,12 +167,19 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     a.giveUp();
                     return q.busy();
                 }
-                waiting.awaitPredecessor(q.predecessor(), left);
+                String blocker = q.blocker();
+                if (blocker != null) {
+                    waiting.awaitPredecessor(blocker, left);
+                } else {
+                    waiting.awaitQueueChange(mine.parent(), q.nodes, left);
+                }
                 start = System.nanoTime(); // the next list proves the grant; count validity from before it
             }
         } catch (InterruptedException e) {
             a.giveUpAfterInterrupt();
             throw e;
+        } catch (IllegalArgumentException otherCount) {
+            throw otherCount;
         } catch (Exception e) {
             a.giveUpQuietly();
             throw unavailable(request.name(), "could not acquire", e);
@@ -172,13 +188,36 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public boolean awaitChange(String name, Duration timeout) throws InterruptedException {
+        return awaitChangeUnder(name, paths.parent(name), timeout);
+    }
+
+    @Override
+    public boolean awaitChange(AcquireRequest request, Duration timeout) throws InterruptedException {
         // acquire() waits in the store's queue; the core calls this only between failed attempts
+        return awaitChangeUnder(request.name(), pathsFor(request).parent(request.name()), timeout);
+    }
+
+    private boolean awaitChangeUnder(String name, String parent, Duration timeout) throws InterruptedException {
         try {
-            return waiting.awaitChange(paths.parent(name), timeout);
+            return waiting.awaitChange(parent, timeout);
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
             throw unavailable(name, "could not watch", e);
+        }
+    }
+
+    @Override
+    public int availablePermits(String name, int limit) {
+        try {
+            return queues.availablePermits(name, semaphorePaths.parent(name), limit);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unavailable(name, "interrupted while counting the permits of", e);
+        } catch (IllegalArgumentException otherCount) {
+            throw otherCount;
+        } catch (Exception e) {
+            throw unavailable(name, "could not count the permits of", e);
         }
     }
 
@@ -244,7 +283,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     @Override
     public Optional<LockInfo> inspect(String name) {
         try {
-            return holderOf(name, paths.parent(name));
+            return queues.holderOf(name, paths.parent(name));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw unavailable(name, "interrupted while inspecting", e);
@@ -267,26 +306,8 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public boolean forceRelease(String name) {
-        String parent = paths.parent(name);
         try {
-            for (; ; ) {
-                List<String> queue;
-                try {
-                    queue = LockPaths.contenders(curator.getChildren().forPath(parent));
-                } catch (KeeperException.NoNodeException none) {
-                    return false;
-                }
-                if (queue.isEmpty()) {
-                    return false;
-                }
-                try {
-                    curator.delete().forPath(parent + "/" + queue.get(0));
-                    log.info("Force-released lock '{}' on {} (node {})", name, description, queue.get(0));
-                    return true;
-                } catch (KeeperException.NoNodeException released) {
-                    // released meanwhile: the next contender may hold it now; look again
-                }
-            }
+            return queues.forceRelease(name, paths.parent(name));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw unavailable(name, "interrupted while force-releasing", e);
@@ -330,29 +351,13 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     // ------------------------------------------------------------------ internals
 
-    private Optional<LockInfo> holderOf(String name, String parent) throws Exception {
-        for (; ; ) {
-            List<String> queue;
-            try {
-                queue = LockPaths.contenders(curator.getChildren().forPath(parent));
-            } catch (KeeperException.NoNodeException none) {
-                return Optional.empty();
-            }
-            if (queue.isEmpty()) {
-                return Optional.empty();
-            }
-            String node = queue.get(0);
-            Stat stat = curator.checkExists().forPath(parent + "/" + node);
-            if (stat != null) {
-                return Optional.of(new LockInfo(
-                        name,
-                        LockPaths.ownerOf(node),
-                        stat.getCzxid(),
-                        Optional.of(Instant.ofEpochMilli(stat.getCtime())),
-                        Optional.empty()));
-            }
-            // released between the two reads: look again
-        }
+    /** Each primitive queues in its own subtree (see LockPaths). */
+    private LockPaths pathsFor(AcquireRequest request) {
+        return switch (request.kind().type()) {
+            case EXCLUSIVE -> paths;
+            case READ, WRITE -> readWritePaths;
+            case PERMITS -> semaphorePaths;
+        };
     }
 
     /**

@@ -11,8 +11,10 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 
 /*
- * ZooKeeper's native wake-ups: a waiter in the queue watches only its predecessor node, so one release wakes
- * one waiter; between the core's attempts, awaitChange watches the lock's children.
+ * ZooKeeper's native wake-ups: a waiter in the queue watches only the node that keeps it out (its predecessor, or
+ * a reader's nearest writer ahead), so one release wakes only waiters it can admit; a semaphore contender, which
+ * any earlier departure may admit, watches the queue's children; between the core's attempts, awaitChange
+ * watches the lock's children.
  *
  * Concurrency. A waiter parks on its own CountDownLatch, never on a shared monitor, so waiters for different
  * names in one JVM never serialise behind each other. Every latch is registered in `waiters` (a concurrent
@@ -72,6 +74,31 @@ final class ZooKeeperWaiting {
                 return true;
             }
             return queue.isEmpty() || wake.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } finally {
+            waiters.remove(wake);
+        }
+    }
+
+    /**
+     * Waits until the queue under {@code parent} differs from {@code seen} (the contenders the caller last read and
+     * judged), a session change, or {@code nanos} have passed. The watch is set by a fresh read, which is compared
+     * with {@code seen}: a change between the caller's read and the watch returns at once instead of being missed.
+     */
+    void awaitQueueChange(String parent, List<String> seen, long nanos) throws Exception {
+        CountDownLatch wake = new CountDownLatch(1);
+        waiters.add(wake);
+        try {
+            List<String> queue;
+            try {
+                queue = LockPaths.contenders(curator.getChildren()
+                        .usingWatcher((Watcher) event -> wake.countDown())
+                        .forPath(parent));
+            } catch (KeeperException.NoNodeException gone) {
+                return;
+            }
+            if (queue.equals(seen)) {
+                wake.await(nanos, TimeUnit.NANOSECONDS);
+            }
         } finally {
             waiters.remove(wake);
         }

@@ -3,6 +3,7 @@ package io.latchkey.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
+import io.latchkey.spi.GrantKind;
 import io.latchkey.tck.ValidationRules;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -72,6 +73,32 @@ class LockPathsTest {
         assertThat(LockPaths.sequence(node)).isEqualTo(7);
         assertThat(LockPaths.isContender("lk-x-12")).isFalse();
         assertThat(LockPaths.isContender("other-0000000001")).isFalse();
+    }
+
+    @Test
+    void nodeNamesCarryTheirGrantsKind() {
+        String owner = "host/1/ab-cd:7";
+        String read = LockPaths.marker(GrantKind.READ, owner) + "0000000001";
+        String write = LockPaths.marker(GrantKind.WRITE, owner) + "0000000002";
+        String permits = LockPaths.marker(GrantKind.permits(3, 10_000), owner) + "0000000003";
+        assertThat(List.of(read, write, permits)).allMatch(LockPaths::isContender);
+        assertThat(List.of(read, write, permits))
+                .allMatch(n -> LockPaths.ownerOf(n).equals(owner));
+        assertThat(LockPaths.marker(GrantKind.EXCLUSIVE, owner)).isEqualTo(LockPaths.marker(owner));
+        assertThat(LockPaths.isWriter(write)).isTrue();
+        assertThat(LockPaths.isWriter(read)).isFalse();
+        assertThat(LockPaths.permitsOf(permits)).isEqualTo(3);
+        assertThat(LockPaths.limitOf(permits)).isEqualTo(10_000);
+        assertThat(LockPaths.permitsOf(read)).isEqualTo(1);
+        // not ours: unknown prefixes, counts without digits or with too many, a missing 'x'
+        assertThat(List.of(
+                        "rw-a-0000000001",
+                        "pmx3-a-0000000001",
+                        "pm3x-a-0000000001",
+                        "pm3-a-0000000001",
+                        "pm1x123456-a-0000000001",
+                        "pm1xa-a-0000000001"))
+                .noneMatch(LockPaths::isContender);
     }
 
     @Test
