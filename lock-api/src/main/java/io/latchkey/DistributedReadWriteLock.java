@@ -42,4 +42,32 @@ public interface DistributedReadWriteLock {
 
     /** The exclusive side: held by one writer while no reader holds. */
     DistributedLock writeLock();
+
+    /**
+     * Turns a write grant of this lock into a read grant, in one store step: no other writer can take the lock in
+     * between, and readers may join at once (unless a writer waits: writer preference still holds for them). The
+     * write handle is ended by it (no longer valid, nothing to release); the returned read handle has its own
+     * lease, renewal and loss signal. Its token continues the write grant's tenure: it is not lower than the write
+     * grant's (stores that queue contenders, ZooKeeper and etcd, keep the writer's place and token), and every later
+     * grant's token is greater.
+     *
+     * <pre>{@code
+     * LockHandle write = catalog.writeLock().acquire(Duration.ofSeconds(10));
+     * rebuildCache(write.fencingToken());
+     * try (LockHandle read = catalog.downgrade(write)) {
+     *     serveFromCache();                   // no writer got in after the rebuild
+     * }
+     * }</pre>
+     *
+     * <p>If the store cannot be reached, the write grant is released (best effort) and the exception is thrown:
+     * nothing is held then.
+     *
+     * @param writeGrant a valid write grant of this lock, acquired through this client and not re-entered
+     * @return the read grant
+     * @throws IllegalArgumentException if the handle is not a write grant of this lock from this client
+     * @throws IllegalStateException if the write grant was released or lost, or is held more than once
+     * @throws UnsupportedOperationException if the backend cannot downgrade
+     * @throws BackendUnavailableException if the store could not be asked
+     */
+    LockHandle downgrade(LockHandle writeGrant);
 }

@@ -195,7 +195,7 @@ final class AcquireLoop {
         }
     }
 
-    private static void checkGrant(CoreLockClient c, AcquireRequest request, Grant g) {
+    static void checkGrant(CoreLockClient c, AcquireRequest request, Grant g) {
         if (!g.name().equals(request.name())
                 || !g.owner().equals(request.owner())
                 || !g.kind().equals(request.kind())) {

@@ -74,6 +74,20 @@ final class CoreHandle implements LockHandle {
         return held.renew(lease);
     }
 
+    HeldLock held() {
+        return held;
+    }
+
+    /** Marks this view released without touching the store (its grant was downgraded); false if it already was. */
+    boolean markReleased() {
+        return released.compareAndSet(false, true);
+    }
+
+    /** Undoes {@link #markReleased()} (the downgrade was refused before anything changed). */
+    void unmarkReleased() {
+        released.set(false);
+    }
+
     @Override
     public boolean release() {
         if (!released.compareAndSet(false, true)) {

@@ -2,6 +2,7 @@ package io.latchkey.core;
 
 import io.latchkey.DistributedLock;
 import io.latchkey.DistributedReadWriteLock;
+import io.latchkey.LockHandle;
 import io.latchkey.LockOptions;
 import io.latchkey.spi.GrantKind;
 
@@ -16,6 +17,7 @@ final class CoreReadWriteLock implements DistributedReadWriteLock {
     private final CoreLock read;
     private final CoreLock write;
     private final String backend;
+    private final CoreLockClient client;
 
     CoreReadWriteLock(CoreLockClient client, String name, LockOptions options) {
         this.name = name;
@@ -23,6 +25,7 @@ final class CoreReadWriteLock implements DistributedReadWriteLock {
         this.read = new CoreLock(client, name, options, GrantKind.READ);
         this.write = new CoreLock(client, name, options, GrantKind.WRITE);
         this.backend = client.backend();
+        this.client = client;
     }
 
     @Override
@@ -43,6 +46,11 @@ final class CoreReadWriteLock implements DistributedReadWriteLock {
     @Override
     public DistributedLock writeLock() {
         return write;
+    }
+
+    @Override
+    public LockHandle downgrade(LockHandle writeGrant) {
+        return Downgrades.downgrade(client, name, options, writeGrant);
     }
 
     @Override

@@ -198,6 +198,33 @@ final class HeldLock {
         }
     }
 
+    /**
+     * Ends the grant because the store turned it into another grant (a downgrade): ACTIVE -> RELEASED without a
+     * store release. The timer is cancelled first, so no renewal of this grant races the store step. False if
+     * the grant had already ended; refused while it is held more than once (re-entered), changing nothing.
+     */
+    boolean retire() {
+        stateLock.lock();
+        try {
+            if (state != ACTIVE) {
+                return false;
+            }
+            if (holds.get() != 1) {
+                throw new IllegalStateException("the write grant of " + LockNames.quote(name()) + " on "
+                        + client.backend() + " is held " + holds.get()
+                        + " times (re-entered); release the re-entries before downgrading");
+            }
+            state = RELEASED;
+            watchdog.cancelTimer();
+        } finally {
+            stateLock.unlock();
+        }
+        client.forget(this);
+        leaveGate();
+        client.listeners.released(name(), grant.fencingToken(), time.nanoTime() - startNanos);
+        return true;
+    }
+
     /** A renewal the user asked for (see Watchdog). */
     boolean renew(Duration lease) {
         return watchdog.renew(lease);

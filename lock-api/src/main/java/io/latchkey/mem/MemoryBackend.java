@@ -118,6 +118,11 @@ public final class MemoryBackend implements LockBackend {
     }
 
     @Override
+    public @Nullable Grant downgrade(Grant write, AcquireRequest read) {
+        return store.readWrite().downgrade(write, read, this);
+    }
+
+    @Override
     public RenewResult renew(Grant grant, Duration lease) {
         return switch (grant.kind().type()) {
             case PERMITS -> store.semaphores().renew(grant, lease);

@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /*
  * The read-write locks of one MemoryStore: a namespace of their own, apart from its locks and semaphores.
@@ -83,6 +84,34 @@ final class MemoryReadWrite {
 
     private static Grant grant(AcquireRequest req, Holder h) {
         return new Grant(req.name(), req.owner(), h.token, h.validUntil, null, req.kind());
+    }
+
+    /** Turns the write grant into a read grant of {@code read}'s owner under the entry's lock (LockBackend.downgrade). */
+    @Nullable
+    Grant downgrade(Grant write, AcquireRequest read, MemoryBackend by) {
+        store.checkAvailable(write.name());
+        long start = time.nanoTime();
+        Entry e = entry(write.name());
+        e.lock.lock();
+        try {
+            long now = time.nanoTime();
+            drop(e, now);
+            Holder w = e.writers.get(write.owner());
+            if (w == null || w.token != write.fencingToken()) {
+                return null;
+            }
+            e.writers.remove(write.owner());
+            Holder h = new Holder(
+                    ++e.token,
+                    now + read.lease().toNanos(),
+                    start + read.lease().toNanos(),
+                    by);
+            e.readers.put(read.owner(), h);
+            e.changed.signalAll(); // readers may join now
+            return grant(read, h);
+        } finally {
+            e.lock.unlock();
+        }
     }
 
     void withdraw(AcquireRequest req) {

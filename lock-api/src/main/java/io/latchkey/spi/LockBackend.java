@@ -116,6 +116,17 @@ public interface LockBackend extends AutoCloseable {
      */
     default void withdraw(AcquireRequest request) {}
 
+    /**
+     * Turns the held {@code write} grant into a read grant for {@code read} (kind {@link GrantKind#READ}, a new
+     * owner id) in one store step: no other writer can take the lock in between, and the write grant ends with
+     * it (the core does not release it). The read grant's token is not lower than the write grant's (a queue store
+     * keeps the writer's place and token), and every later grant's token must be greater. Returns null, changing nothing, if the store no longer holds {@code write}.
+     * Backends that claim {@code READ_WRITE} implement it; the default refuses.
+     */
+    default @Nullable Grant downgrade(Grant write, AcquireRequest read) {
+        throw new UnsupportedOperationException("downgrading a write lock is not supported by " + description());
+    }
+
     /** Extends this grant's lease if the store still holds it. */
     RenewResult renew(Grant grant, Duration lease);
 

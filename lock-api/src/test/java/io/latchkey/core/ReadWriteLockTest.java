@@ -148,4 +148,63 @@ class ReadWriteLockTest {
             write.release();
         }
     }
+
+    @Test
+    void readmeDowngradeExampleRunsAsWritten() throws Exception {
+        try (LockClient client = Latchkey.connect("mem:readme-downgrade")) {
+            DistributedReadWriteLock catalog = client.readWriteLock("catalog");
+            LockHandle write = catalog.writeLock().acquire(Duration.ofSeconds(10));
+            long version = write.fencingToken(); // rebuildCache(...)
+            try (LockHandle read = catalog.downgrade(write)) {
+                assertThat(read.fencingToken()).isGreaterThan(version);
+                assertThat(write.isValid()).isFalse();
+                assertThat(write.release())
+                        .as("the downgraded write handle has nothing to release")
+                        .isFalse();
+                assertThat(client.held()).containsExactly(read);
+            }
+            assertThat(client.held()).isEmpty();
+        }
+    }
+
+    @Test
+    void aReenteredWriteGrantIsNotDowngradedAndStaysHeld() {
+        try (LockClient client = Latchkey.client(new MemoryStore().newBackend())) {
+            DistributedReadWriteLock rw = client.readWriteLock(
+                    "doc",
+                    LockOptions.builder()
+                            .reentrancy(io.latchkey.Reentrancy.PER_THREAD)
+                            .build());
+            LockHandle first = rw.writeLock().tryAcquire().orElseThrow();
+            LockHandle again = rw.writeLock().tryAcquire().orElseThrow();
+            assertThatThrownBy(() -> rw.downgrade(first))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("re-entered");
+            assertThat(first.isValid()).isTrue();
+            again.release();
+            LockHandle read = rw.downgrade(first);
+            assertThat(read.isValid()).isTrue();
+            read.release();
+        }
+    }
+
+    @Test
+    void aStoreFailureReleasesTheWriteGrantAndHoldsNothing() {
+        MemoryStore store = new MemoryStore();
+        ForwardingBackend failing = new ForwardingBackend(store.newBackend()) {
+            @Override
+            public io.latchkey.spi.Grant downgrade(io.latchkey.spi.Grant write, io.latchkey.spi.AcquireRequest read) {
+                throw new io.latchkey.BackendUnavailableException("store down", write.name(), description(), null);
+            }
+        };
+        try (LockClient client = Latchkey.client(failing);
+                LockClient other = Latchkey.client(store.newBackend())) {
+            DistributedReadWriteLock rw = client.readWriteLock("doc");
+            LockHandle write = rw.writeLock().tryAcquire().orElseThrow();
+            assertThatThrownBy(() -> rw.downgrade(write)).hasMessageContaining("store down");
+            assertThat(write.isValid()).isFalse();
+            assertThat(client.held()).isEmpty();
+            other.readWriteLock("doc").writeLock().tryAcquire().orElseThrow().release();
+        }
+    }
 }

@@ -73,6 +73,11 @@ public class ForwardingBackend implements LockBackend {
     }
 
     @Override
+    public Grant downgrade(Grant write, AcquireRequest read) {
+        return delegate.downgrade(write, read);
+    }
+
+    @Override
     public int availablePermits(String name, int limit) {
         return delegate.availablePermits(name, limit);
     }

@@ -20,7 +20,6 @@ import io.latchkey.spi.Grant;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +55,6 @@ final class Contention {
             .withSortOrder(GetOption.SortOrder.DESCEND)
             .withLimit(2)
             .build();
-    private static final long MIN_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final KV kv;
     private final Watch watch;
@@ -89,14 +87,28 @@ final class Contention {
      * @param waitNanos 0 for one attempt; else how long to wait in the queue
      */
     AcquireResult acquire(AcquireRequest req, long waitNanos) throws InterruptedException {
-        long deadline = System.nanoTime() + Math.min(waitNanos, Long.MAX_VALUE / 4);
-        for (int attempt = 0; ; attempt++) {
+        long deadline = deadline(waitNanos);
+        return onLiveLease(keeper, s -> acquireOn(s, req, waitNanos > 0, deadline));
+    }
+
+    static long deadline(long waitNanos) {
+        return System.nanoTime() + Math.min(waitNanos, Long.MAX_VALUE / 4);
+    }
+
+    /** One acquisition on the client's lease of the moment. */
+    interface LeaseAttempt {
+        AcquireResult run(LeaseSession s) throws InterruptedException;
+    }
+
+    /** Runs {@code attempt} on the current lease; once more on a new lease if the lease was found gone. */
+    static AcquireResult onLiveLease(EtcdRenewal keeper, LeaseAttempt attempt) throws InterruptedException {
+        for (int round = 0; ; round++) {
             LeaseSession s = keeper.session();
             try {
-                return acquireOn(s, req, waitNanos > 0, deadline);
+                return attempt.run(s);
             } catch (EtcdCalls.LeaseGone e) {
                 keeper.sessionGone(s, e.getMessage());
-                if (attempt > 0) {
+                if (round > 0) {
                     throw e;
                 }
             }
@@ -226,13 +238,7 @@ final class Contention {
             pred = c.predecessor();
         }
         for (; ; ) {
-            EtcdWaiting w = new EtcdWaiting(watch, pred.key());
-            Runnable onLeaseDeath = w::wake;
-            s.deathWatchers.add(onLeaseDeath);
-            try {
-                if (!s.alive()) {
-                    w.wake();
-                }
+            try (EtcdWaiting w = new EtcdWaiting(watch, pred.key(), false, s)) {
                 long left = deadline - System.nanoTime();
                 if (w.awaitCreated(Math.max(0, Math.min(calls.timeoutNanos(), left)))) {
                     // the watch is live: a delete from now on wakes us; one before it shows in this read
@@ -252,13 +258,9 @@ final class Contention {
                     if (left > 0) {
                         w.awaitWake(Math.min(left, recheckNanos));
                     }
-                } else if (s.alive() && deadline - System.nanoTime() > 0) {
-                    // the watch failed or was not confirmed (no leader?): pause briefly, then re-read
-                    TimeUnit.NANOSECONDS.sleep(Math.min(MIN_PAUSE_NANOS, Math.max(0, deadline - System.nanoTime())));
+                } else {
+                    w.pauseBeforeReread(deadline); // the watch failed or was not confirmed (no leader?)
                 }
-            } finally {
-                s.deathWatchers.remove(onLeaseDeath);
-                w.close();
             }
             checkStart = System.nanoTime();
             Check c = check(key, myRev, prefix, name);
@@ -300,7 +302,7 @@ final class Contention {
         return new Check(true, p == null ? null : new KeyRev(p.getKey(), p.getCreateRevision()));
     }
 
-    private AcquireResult grant(LeaseSession s, AcquireRequest req, ByteSequence key, long revision, long startNanos) {
+    AcquireResult grant(LeaseSession s, AcquireRequest req, ByteSequence key, long revision, long startNanos) {
         HeldKey held = new HeldKey(req.name(), req.owner(), key, revision, s);
         s.grants.add(held);
         if (!s.alive()) {
@@ -309,10 +311,10 @@ final class Contention {
             remove(s, req.name(), key, revision, req.owner());
             return Busy.UNKNOWN;
         }
-        return new Grant(req.name(), req.owner(), revision, validUntil(startNanos, req.lease()), held);
+        return new Grant(req.name(), req.owner(), revision, validUntil(startNanos, req.lease()), held, req.kind());
     }
 
-    private AcquireResult vanished(LeaseSession s, String name, long myRev) {
+    AcquireResult vanished(LeaseSession s, String name, long myRev) {
         log.info(
                 "The queue key (revision {}) of a waiter for lock '{}' on {} vanished while it waited ({}); it is not"
                         + " granted the lock and queues again",
@@ -324,7 +326,7 @@ final class Contention {
     }
 
     /** Deletes this contender's key; if that fails, the key is left to the background cleanup. */
-    private void remove(LeaseSession s, String name, ByteSequence key, long revision, String owner) {
+    void remove(LeaseSession s, String name, ByteSequence key, long revision, String owner) {
         try {
             deleteIfRevision(key, revision, name);
         } catch (RuntimeException e) {
@@ -359,7 +361,7 @@ final class Contention {
                 : new Busy(lowest.getValue().toString(StandardCharsets.UTF_8), lowest.getCreateRevision(), null);
     }
 
-    private static KeyValue first(GetResponse r) {
+    static KeyValue first(GetResponse r) {
         List<KeyValue> kvs = r.getKvs();
         return kvs.isEmpty() ? null : kvs.get(0);
     }

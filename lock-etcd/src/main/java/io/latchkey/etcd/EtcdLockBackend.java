@@ -17,6 +17,7 @@ import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.DaemonThreads;
 import io.latchkey.spi.Deadlines;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.Reachability;
@@ -51,7 +52,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Capabilities: {@link Capability#FAIR} (FIFO by create revision), {@link Capability#NATIVE_WAIT} (watch),
  * {@link Capability#SESSION_BOUND} (the lease: its loss is reported as {@code SESSION_LOST}),
- * {@link Capability#SERVER_CLOCK} (keys expire by the server's lease clock) and {@link Capability#LISTING}.
+ * {@link Capability#SERVER_CLOCK} (keys expire by the server's lease clock), {@link Capability#LISTING}, and
+ * {@link Capability#READ_WRITE} and {@link Capability#SEMAPHORE} (the same queue with other admission rules,
+ * {@link SharedContention}).
  *
  * <p>Thread-safe. Concurrency design: the backend holds no per-lock state; each grant carries its key and
  * revision ({@link HeldKey}). The code follows the backend shape of {@code docs/design.md} §5.2: the URI,
@@ -67,7 +70,9 @@ public final class EtcdLockBackend implements LockBackend {
             Capability.NATIVE_WAIT,
             Capability.SESSION_BOUND,
             Capability.SERVER_CLOCK,
-            Capability.LISTING);
+            Capability.LISTING,
+            Capability.READ_WRITE,
+            Capability.SEMAPHORE);
     private static final GetOption KEY_ONLY =
             GetOption.builder().withKeysOnly(true).build();
 
@@ -81,6 +86,7 @@ public final class EtcdLockBackend implements LockBackend {
     private final EtcdRenewal keeper;
     private final Orphans orphans;
     private final Contention contention;
+    private final SharedContention shared;
     private final EtcdListing listing;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -98,6 +104,8 @@ public final class EtcdLockBackend implements LockBackend {
                 client.getLeaseClient(), settings.leaseTtlSeconds(), calls, dead -> orphans.forgetLease(dead.id));
         this.contention =
                 new Contention(kv, client.getWatchClient(), keys, keeper, orphans, calls, settings.waitRecheck());
+        this.shared = new SharedContention(
+                kv, client.getWatchClient(), keys, keeper, orphans, calls, contention, settings.waitRecheck());
         this.listing = new EtcdListing(kv, client.getLeaseClient(), keys, calls, description);
         if (waitForLease) {
             grantLeaseNow();
@@ -170,11 +178,15 @@ public final class EtcdLockBackend implements LockBackend {
     }
 
     /** A backend on a jetcd client the application owns; {@link #close()} never closes that client. */
-    public static Builder builder(Client client) {
+    public static EtcdLockBackendBuilder builder(Client client) {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null: pass the application's io.etcd.jetcd.Client");
         }
-        return new Builder(client);
+        return new EtcdLockBackendBuilder(client);
+    }
+
+    static EtcdLockBackend onApplicationClient(Client client, EtcdSettings settings, String description) {
+        return new EtcdLockBackend(client, false, settings, description, true);
     }
 
     /** The id of this client's current etcd lease, if one has been granted (for operators and tests). */
@@ -206,7 +218,7 @@ public final class EtcdLockBackend implements LockBackend {
     public AcquireResult tryAcquire(AcquireRequest request) {
         checkOpen(request.name());
         try {
-            return contention.acquire(request, 0);
+            return request.kind() == GrantKind.EXCLUSIVE ? contention.acquire(request, 0) : shared.acquire(request, 0);
         } catch (InterruptedException e) {
             throw new AssertionError("a single attempt never waits", e);
         }
@@ -215,7 +227,22 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
         checkOpen(request.name());
-        return contention.acquire(request, maxWait.isNegative() ? 0 : Math.max(1, Deadlines.after(0L, maxWait)));
+        long waitNanos = maxWait.isNegative() ? 0 : Math.max(1, Deadlines.after(0L, maxWait));
+        return request.kind() == GrantKind.EXCLUSIVE
+                ? contention.acquire(request, waitNanos)
+                : shared.acquire(request, waitNanos);
+    }
+
+    @Override
+    public Grant downgrade(Grant write, AcquireRequest read) {
+        checkOpen(write.name());
+        return shared.downgrade(held(write), read);
+    }
+
+    @Override
+    public int availablePermits(String name, int limit) {
+        checkOpen(name);
+        return shared.availablePermits(name, limit);
     }
 
     @Override
@@ -332,64 +359,5 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public String toString() {
         return "EtcdLockBackend[" + description + ", " + settings + "]";
-    }
-
-    /** Builds a backend on an application's jetcd {@link Client}; not thread-safe. */
-    public static final class Builder {
-        private final Client client;
-        private EtcdSettings.Builder settings = EtcdSettings.builder();
-        private String description;
-
-        private Builder(Client client) {
-            this.client = client;
-        }
-
-        /** All settings at once (replaces earlier calls of the single setters). */
-        public Builder settings(EtcdSettings settings) {
-            if (settings == null) {
-                throw new IllegalArgumentException("settings must not be null; use EtcdSettings.defaults()");
-            }
-            this.settings = settings.toBuilder();
-            return this;
-        }
-
-        /** See {@link EtcdSettings.Builder#namespace(String)}. */
-        public Builder namespace(String namespace) {
-            settings.namespace(namespace);
-            return this;
-        }
-
-        /** See {@link EtcdSettings.Builder#leaseTtl(Duration)}. */
-        public Builder leaseTtl(Duration ttl) {
-            settings.leaseTtl(ttl);
-            return this;
-        }
-
-        /** See {@link EtcdSettings.Builder#requestTimeout(Duration)}. */
-        public Builder requestTimeout(Duration timeout) {
-            settings.requestTimeout(timeout);
-            return this;
-        }
-
-        /** See {@link EtcdSettings.Builder#waitRecheck(Duration)}. */
-        public Builder waitRecheck(Duration interval) {
-            settings.waitRecheck(interval);
-            return this;
-        }
-
-        /** How the backend names itself in messages (default {@code etcd (application client)/<namespace>}). */
-        public Builder description(String description) {
-            if (description == null || description.isBlank()) {
-                throw new IllegalArgumentException("description must be a non-blank text such as 'etcd prod cluster'");
-            }
-            this.description = io.latchkey.spi.Redaction.redact(description);
-            return this;
-        }
-
-        public EtcdLockBackend build() {
-            EtcdSettings s = settings.build();
-            String d = description != null ? description : "etcd (application client)/" + s.namespace();
-            return new EtcdLockBackend(client, false, s, d, true);
-        }
     }
 }

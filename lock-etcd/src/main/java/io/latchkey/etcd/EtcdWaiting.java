@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /*
- * A watch on one key, the waiter's predecessor, for its deletion. It starts at the server's current revision
+ * A watch on one key, the waiter's predecessor, for its deletion (or, for a semaphore, on its whole queue). It starts at the server's current revision
  * (no start revision), so etcd registers it as a synced watcher and sends the delete event the moment it is
  * committed; a watch that starts at an older revision is "unsynced" and caught up by the server's 100 ms
  * loop, which is why etcd's own lock service hands over only every ~100 ms. Because a watch from "now" could
@@ -33,9 +33,32 @@ final class EtcdWaiting implements AutoCloseable {
     private final CompletableFuture<Void> wake = new CompletableFuture<>();
     private final Watch.Watcher watcher;
 
-    EtcdWaiting(Watch watch, ByteSequence key) {
-        this.watcher =
-                watch.watch(key, DELETES_FROM_NOW, Watch.listener(this::onNext, this::onError, this::onCompleted));
+    private static final WatchOption DELETES_UNDER_PREFIX_FROM_NOW = WatchOption.builder()
+            .withNoPut(true)
+            .withCreateNotify(true)
+            .withRequireLeader(true)
+            .isPrefix(true)
+            .build();
+
+    private static final long MIN_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private final LeaseSession lease;
+    private final Runnable onLeaseDeath = this::wake;
+
+    /**
+     * A watch for the deletion of {@code key} (or of any key under it, if {@code prefix}) by a waiter queued on
+     * {@code lease}; the lease's death wakes the waiter too. Close it when the wait is over.
+     */
+    EtcdWaiting(Watch watch, ByteSequence key, boolean prefix, LeaseSession lease) {
+        this.lease = lease;
+        this.watcher = watch.watch(
+                key,
+                prefix ? DELETES_UNDER_PREFIX_FROM_NOW : DELETES_FROM_NOW,
+                Watch.listener(this::onNext, this::onError, this::onCompleted));
+        lease.deathWatchers.add(onLeaseDeath);
+        if (!lease.alive()) {
+            wake();
+        }
     }
 
     private void onNext(WatchResponse r) {
@@ -90,8 +113,17 @@ final class EtcdWaiting implements AutoCloseable {
         }
     }
 
+    /** After a watch that was not confirmed (no leader?): pauses briefly before the caller reads again. */
+    void pauseBeforeReread(long deadline) throws InterruptedException {
+        long left = deadline - System.nanoTime();
+        if (lease.alive() && left > 0) {
+            TimeUnit.NANOSECONDS.sleep(Math.min(MIN_PAUSE_NANOS, left));
+        }
+    }
+
     @Override
     public void close() {
+        lease.deathWatchers.remove(onLeaseDeath);
         watcher.close();
     }
 }

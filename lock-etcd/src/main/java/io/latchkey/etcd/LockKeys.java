@@ -1,6 +1,7 @@
 package io.latchkey.etcd;
 
 import io.etcd.jetcd.ByteSequence;
+import io.latchkey.spi.GrantKind;
 import java.nio.charset.StandardCharsets;
 
 /*
@@ -9,7 +10,18 @@ import java.nio.charset.StandardCharsets;
  * Why hex: the per-name prefix "<namespace>/<hex>/" must be unambiguous, so that "a" never shares contenders
  * with "a/b" or "ab". Hex digits never contain '/', so the '/' after the name ends it; and hex keeps byte
  * prefixes as text prefixes, so list(prefix) is one range read over "<namespace>/<hex of prefix>". Every valid
- * name (1-255 UTF-8 bytes) becomes at most 510 characters. Stateless and thread-safe.
+ * name (1-255 UTF-8 bytes) becomes at most 510 characters.
+ *
+ * Read-write locks and semaphores queue apart from locks, one key per acquisition (a client may hold several
+ * reads or permits of one name at once, so the lease id alone is not unique):
+ *
+ *   <namespace>/rw/<hex name>/r/<lease id>/<hex owner>    a reader     (value: the owner id)
+ *   <namespace>/rw/<hex name>/w/<lease id>/<hex owner>    a writer     (value: the owner id)
+ *   <namespace>/rw/<hex name>/d/<lease id>/<hex owner>    a reader made by downgrading a writer
+ *   <namespace>/sem/<hex name>/<lease id>/<hex owner>     a semaphore contender (value: "<permits>/<limit>")
+ *
+ * "rw" and "sem" are not hex, so nameOf (and with it list) never takes them for lock names. Stateless and
+ * thread-safe.
  */
 final class LockKeys {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
@@ -38,6 +50,40 @@ final class LockKeys {
     /** This lease's contender key for {@code name}. */
     ByteSequence contender(String name, long leaseId) {
         return bytes(root + hex(name) + "/" + Long.toHexString(leaseId));
+    }
+
+    /** The queue of the read-write lock or semaphore {@code name} (both sides, or every contender). */
+    ByteSequence sharedQueue(GrantKind kind, String name) {
+        return bytes(sharedRoot(kind, name));
+    }
+
+    /** The writers of the read-write lock {@code name}. */
+    ByteSequence writers(String name) {
+        return bytes(root + "rw/" + hex(name) + "/w/");
+    }
+
+    /** The keys of read grants made by downgrading a write grant (they keep writers out, not readers). */
+    ByteSequence downgraded(String name) {
+        return bytes(root + "rw/" + hex(name) + "/d/");
+    }
+
+    /** The key of a read grant made by downgrading a write grant. */
+    ByteSequence downgradedContender(String name, long leaseId, String owner) {
+        return bytes(root + "rw/" + hex(name) + "/d/" + Long.toHexString(leaseId) + "/" + hex(owner));
+    }
+
+    /** The key of one acquisition of a read-write lock side or of permits. */
+    ByteSequence sharedContender(GrantKind kind, String name, long leaseId, String owner) {
+        String side = switch (kind.type()) {
+            case READ -> "r/";
+            case WRITE -> "w/";
+            default -> "";
+        };
+        return bytes(sharedRoot(kind, name) + side + Long.toHexString(leaseId) + "/" + hex(owner));
+    }
+
+    private String sharedRoot(GrantKind kind, String name) {
+        return root + (kind.type() == GrantKind.Type.PERMITS ? "sem/" : "rw/") + hex(name) + "/";
     }
 
     /** The lock name of a contender key under the namespace, or null if the key is not one of ours. */

@@ -206,6 +206,11 @@ final class LeaseBackend extends JdbcLockBackend {
     }
 
     @Override
+    public Grant downgrade(Grant write, AcquireRequest read) {
+        return readWrite.downgrade(write, read, key(write.name()));
+    }
+
+    @Override
     public void withdraw(AcquireRequest request) {
         if (request.kind().type() == GrantKind.Type.WRITE) {
             readWrite.withdraw(request, key(request.name()));

@@ -1,5 +1,6 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.BackendUnavailableException;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
@@ -76,6 +77,45 @@ final class LeaseReadWrite {
         sql.bumpToken(c, k, token + 1);
         sql.addRow(c, k, request.owner(), side, token + 1, leaseMicros);
         return grant(request, token + 1, start);
+    }
+
+    /** The answer of a downgrade whose write grant the store no longer holds (distinct from a conflict's Busy). */
+    private static final Busy NOT_HELD = new Busy(null, -1, null);
+
+    /**
+     * One transaction on the locked header row: the writer's row goes and the reader's row comes with the next
+     * token, so no other acquirer sees the lock free in between. Null if the write grant was gone.
+     */
+    Grant downgrade(Grant write, AcquireRequest read, LockKey k) {
+        long start = System.nanoTime();
+        long leaseMicros = JdbcLockBackend.micros(read.lease());
+        AcquireResult r = HeaderRowTransaction.acquire(
+                connections,
+                sql.dialect,
+                "downgrade",
+                write.name(),
+                c -> {
+                    long token = sql.lockHeader(c, k);
+                    if (token < 0 || !sql.release(c, k, write.owner(), write.fencingToken())) {
+                        return NOT_HELD;
+                    }
+                    sql.bumpToken(c, k, token + 1);
+                    sql.addRow(c, k, read.owner(), 'r', token + 1, leaseMicros);
+                    return grant(read, token + 1, start);
+                },
+                c -> {});
+        if (r == NOT_HELD) {
+            return null;
+        }
+        if (r instanceof Busy) {
+            throw new BackendUnavailableException(
+                    "could not downgrade write lock '" + write.name() + "' on " + description
+                            + ": another transaction kept the lock's header row; the write grant is unchanged",
+                    write.name(),
+                    description,
+                    null);
+        }
+        return (Grant) r;
     }
 
     private static Grant grant(AcquireRequest request, long token, long start) {

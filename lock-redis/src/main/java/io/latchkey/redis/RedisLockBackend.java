@@ -298,6 +298,11 @@ public final class RedisLockBackend implements LockBackend {
     }
 
     @Override
+    public Grant downgrade(Grant write, AcquireRequest read) {
+        return readWrite.downgrade(write, read); // only a single node makes write grants (Redlock refuses them)
+    }
+
+    @Override
     public void withdraw(AcquireRequest request) {
         if (request.kind().type() == GrantKind.Type.WRITE) {
             readWrite.withdraw(request);

@@ -111,6 +111,36 @@ final class RedisReadWrite {
                 == 1;
     }
 
+    Grant downgrade(Grant write, AcquireRequest read) {
+        RedisKeys.ReadWriteKeys k = keys.readWrite(write.name());
+        long start = System.nanoTime();
+        List<?> reply = (List<?>) eval(
+                "downgrade",
+                write.name(),
+                RedisScripts.RW_DOWNGRADE,
+                5,
+                k.state(),
+                k.readers(),
+                k.intents(),
+                k.wake(),
+                k.waiting(),
+                utf8(write.owner()),
+                bytes(write.fencingToken()),
+                utf8(read.owner()),
+                bytes(grants.storeTtlMillis(read.lease().toNanos())),
+                RedisWaiting.WAKE_TTL_MS);
+        if (asLong(reply.get(0)) != 1) {
+            return null;
+        }
+        return new Grant(
+                read.name(),
+                read.owner(),
+                asLong(reply.get(1)),
+                start + read.lease().toNanos(),
+                null,
+                read.kind());
+    }
+
     void withdraw(AcquireRequest request) {
         RedisKeys.ReadWriteKeys k = keys.readWrite(request.name());
         eval(

@@ -307,6 +307,27 @@ final class RedisScripts {
             return 1
             """);
 
+    /**
+     * KEYS: state, reader expiries, intents, wake, waiting. ARGV: writer, writer's token, reader, ttl ms, wake-list
+     * ttl ms. The write grant becomes the reader's grant in this one step: {1, token}; {0} if the write grant was
+     * gone. Wakes one waiter (a reader may join).
+     */
+    static final LuaScript RW_DOWNGRADE = new LuaScript("read-write-downgrade", RW_NOW_AND_DROP_EXPIRED + """
+            if w ~= ARGV[1] or redis.call('HGET', KEYS[1], 'wt') ~= ARGV[2] then
+              return {0}
+            end
+            redis.call('HDEL', KEYS[1], 'w', 'wt', 'we')
+            local token = redis.call('HINCRBY', KEYS[1], 'fence', 1)
+            redis.call('HSET', KEYS[1], 'r:' .. ARGV[3], token)
+            redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
+            if redis.call('EXISTS', KEYS[5]) == 1 then
+              redis.call('LPUSH', KEYS[4], '1')
+              redis.call('LTRIM', KEYS[4], 0, 0)
+              redis.call('PEXPIRE', KEYS[4], ARGV[5])
+            end
+            return {1, token}
+            """);
+
     /** KEYS: intents, wake, waiting. ARGV: owner, wake-list ttl ms. A writer that gave up: readers may go on. */
     static final LuaScript RW_WITHDRAW = new LuaScript("read-write-withdraw", """
             if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 and redis.call('EXISTS', KEYS[3]) == 1 then

@@ -109,6 +109,12 @@ final class CrashableBackend implements LockBackend {
     }
 
     @Override
+    public Grant downgrade(Grant write, AcquireRequest read) {
+        alive();
+        return delegate.downgrade(write, read);
+    }
+
+    @Override
     public int availablePermits(String name, int limit) {
         alive();
         return delegate.availablePermits(name, limit);

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Read-write locks ({@link Capability#READ_WRITE}): readers share and exclude writers, a writer is not starved by
  * a stream of readers and does not hold readers back once it gives up, tokens rise across both sides, upgrades are
- * refused, a dead holder's grant frees, loss is reported. A backend that does not claim the capability must refuse
+ * refused, a downgrade leaves no gap, a dead holder's grant frees, loss is reported. A backend that does not claim the capability must refuse
  * {@code readWriteLock(...)} politely.
  */
 public interface ReadWriteRules extends TckRules {
@@ -297,6 +297,75 @@ public interface ReadWriteRules extends TckRules {
         assertTrue(
                 e.getMessage().contains("READ_WRITE") && e.getMessage().contains(client.backend()),
                 () -> "the refusal should name the capability and the backend: " + e.getMessage());
+    }
+
+    @Test
+    @Tag("read-write")
+    @DisplayName("read-write: a downgrade turns the write grant into a read grant with no gap: readers may join, a"
+            + " waiting writer stays out until the read grant goes, and the next writer's token rises")
+    default void rw_downgradeLeavesNoGap() throws Exception {
+        String name = tck().name("downgrade");
+        DistributedReadWriteLock holder = rw(tck().newClient(), name, LockOptions.defaults());
+        LockClient writerClient = tck().newClient();
+        DistributedReadWriteLock writer = rw(writerClient, name, Tck.fastRetry(LockOptions.defaults()));
+        DistributedReadWriteLock reader = rw(tck().newClient(), name, LockOptions.defaults());
+        LockHandle w =
+                holder.writeLock().tryAcquire().orElseThrow(() -> new AssertionError("a free lock refused a writer"));
+        LockHandle r = holder.downgrade(w);
+        assertFalse(w.isValid(), "the write handle stayed valid after its downgrade");
+        assertTrue(r.isValid(), "the read grant of a downgrade was not valid");
+        // a queue store keeps the writer's place, and its token; a counter store issues the next one
+        assertTrue(
+                r.fencingToken() >= w.fencingToken(),
+                () -> "the read grant's token " + r.fencingToken() + " fell below the write grant's "
+                        + w.fencingToken());
+        reader.readLock()
+                .tryAcquire()
+                .orElseThrow(() -> new AssertionError("a reader was refused beside a downgraded (read) grant"))
+                .release();
+        assertEquals(
+                Optional.empty(), writer.writeLock().tryAcquire(), "a writer was admitted beside a downgraded grant");
+        r.release();
+
+        LockHandle w2 =
+                holder.writeLock().tryAcquire().orElseThrow(() -> new AssertionError("a free lock refused a writer"));
+        CompletableFuture<LockHandle> waiting = writer.writeLock().acquireAsync(timeout());
+        tck().awaitAskedTheStore(writerClient);
+        LockHandle r2 = holder.downgrade(w2);
+        assertFalse(waiting.isDone(), "a waiting writer got the lock during the downgrade: there was a gap");
+        Tck.await(Duration.ofSeconds(5)).during(Duration.ofMillis(300)).until(() -> !waiting.isDone());
+        assertTrue(r2.isValid(), "the read grant of a downgrade was not valid");
+        r2.release();
+        LockHandle next = waiting.get(timeout().toMillis(), TimeUnit.MILLISECONDS);
+        next.release();
+        assertTrue(next.fencingToken() > r2.fencingToken(), "the next writer's token did not rise");
+    }
+
+    @Test
+    @Tag("read-write")
+    @DisplayName("read-write: downgrade() refuses a read handle, another lock's handle and a released write handle,"
+            + " changing nothing")
+    default void rw_downgradeNeedsAHeldWriteGrantOfThisLock() {
+        String name = tck().name("downgrade-input");
+        LockClient client = tck().newClient();
+        DistributedReadWriteLock rw = rw(client, name, LockOptions.defaults());
+        DistributedReadWriteLock other = rw(client, name + "-other", LockOptions.defaults());
+        LockHandle read =
+                rw.readLock().tryAcquire().orElseThrow(() -> new AssertionError("a free lock refused a reader"));
+        assertThrows(IllegalArgumentException.class, () -> rw.downgrade(read), "a read handle was downgraded");
+        assertTrue(read.isValid(), "a refused downgrade ended the read grant");
+        read.release();
+        LockHandle w =
+                rw.writeLock().tryAcquire().orElseThrow(() -> new AssertionError("a free lock refused a writer"));
+        assertThrows(IllegalArgumentException.class, () -> other.downgrade(w), "another lock's handle was downgraded");
+        assertTrue(w.isValid(), "a refused downgrade ended the write grant");
+        w.release();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> rw.downgrade(w));
+        assertTrue(e.getMessage().contains("released"), () -> "the refusal should say why: " + e.getMessage());
+        rw.writeLock()
+                .tryAcquire()
+                .orElseThrow(() -> new AssertionError("a refused downgrade left the lock held"))
+                .release();
     }
 
     private Duration timeout() {

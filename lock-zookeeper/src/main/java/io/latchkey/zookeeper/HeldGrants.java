@@ -56,10 +56,15 @@ final class HeldGrants implements ZooKeeperConnection.Events {
 
     /** Records a grant on {@code node}, valid from {@code startNanos} (before the request that proved it). */
     Grant grant(AcquireRequest request, ContenderNode node, long startNanos) {
+        return grant(request, node, node.czxid(), startNanos);
+    }
+
+    /** As above, with a token other than the node's czxid (a downgrade keeps the writer's). */
+    Grant grant(AcquireRequest request, ContenderNode node, long token, long startNanos) {
         Duration lease = request.lease();
         checkLease(lease);
         Grant g = new Grant(
-                request.name(), request.owner(), node.czxid(), startNanos + validityNanos(lease), node, request.kind());
+                request.name(), request.owner(), token, startNanos + validityNanos(lease), node, request.kind());
         held.put(node.path(), g);
         return g;
     }

@@ -1,19 +1,22 @@
 package io.latchkey.zookeeper;
 
 import io.latchkey.LockInfo;
+import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.SemaphoreCounts;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /*
- * What is done to a queue other than joining it: read its holder (inspect), count a semaphore's free permits, and
- * remove its holder for an operator (forced release). Each reads the queue with one getChildren and retries when a
+ * What is done to a queue other than joining it: read its holder (inspect), count a semaphore's free permits,
+ * turn a writer into a reader in its place (downgrade), and remove its holder for an operator (forced release). Each reads the queue with one getChildren and retries when a
  * node it read vanished in between.
  *
  * Stateless apart from the client it is given: safe to share between threads.
@@ -75,6 +78,34 @@ final class Queues {
             held += LockPaths.permitsOf(node);
         }
         return (int) (limit - held);
+    }
+
+    /**
+     * Turns a held write node into a read node of {@code read}'s owner in one multi-operation: the writer's node
+     * goes and an ephemeral reader node with the writer's sequence number comes, so the reader keeps the writer's
+     * place in the queue (nobody behind it is admitted in between, and readers behind it now may be). The grant
+     * keeps the writer's token (see ZooKeeperLockBackend.downgrade). Null if the write node was gone.
+     */
+    ContenderNode downgrade(ContenderNode write, AcquireRequest read) throws Exception {
+        String marker = LockPaths.marker(read.kind(), read.owner());
+        String writeNode = write.nodeName();
+        String path = write.parent() + "/" + marker + writeNode.substring(writeNode.length() - 10);
+        try {
+            curator.transaction()
+                    .forOperations(
+                            curator.transactionOp().delete().forPath(write.path()),
+                            curator.transactionOp()
+                                    .create()
+                                    .withMode(CreateMode.EPHEMERAL)
+                                    .forPath(path, read.owner().getBytes(StandardCharsets.UTF_8)));
+        } catch (KeeperException.NoNodeException gone) {
+            return null;
+        }
+        Stat stat = curator.checkExists().forPath(path);
+        if (stat == null) {
+            return null; // the session ended just now: the read node went with it
+        }
+        return new ContenderNode(path, write.parent(), marker, stat.getCzxid(), stat.getEphemeralOwner());
     }
 
     /** Deletes the head of the exclusive lock's queue; false if nobody held it. */

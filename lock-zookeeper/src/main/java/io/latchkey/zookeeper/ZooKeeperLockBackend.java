@@ -209,16 +209,19 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public int availablePermits(String name, int limit) {
-        try {
-            return queues.availablePermits(name, semaphorePaths.parent(name), limit);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw unavailable(name, "interrupted while counting the permits of", e);
-        } catch (IllegalArgumentException otherCount) {
-            throw otherCount;
-        } catch (Exception e) {
-            throw unavailable(name, "could not count the permits of", e);
-        }
+        return call(
+                name, "count the permits of", () -> queues.availablePermits(name, semaphorePaths.parent(name), limit));
+    }
+
+    @Override
+    public Grant downgrade(Grant write, AcquireRequest read) {
+        ContenderNode node = (ContenderNode) write.state();
+        long start = System.nanoTime();
+        ContenderNode mine = call(write.name(), "downgrade", () -> queues.downgrade(node, read));
+        held.forget(node);
+        // the reader keeps the writer's place in the queue, so it keeps its token: writers queued behind it have
+        // higher ones (their nodes are older than the reader's node, whose czxid only proves identity)
+        return mine == null ? null : held.grant(read, mine, write.fencingToken(), start);
     }
 
     @Override
@@ -282,38 +285,17 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        try {
-            return queues.holderOf(name, paths.parent(name));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw unavailable(name, "interrupted while inspecting", e);
-        } catch (Exception e) {
-            throw unavailable(name, "could not inspect", e);
-        }
+        return call(name, "inspect", () -> queues.holderOf(name, paths.parent(name)));
     }
 
     @Override
     public List<LockInfo> list(String prefix) {
-        try {
-            return listing.list(prefix);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw unavailable(prefix, "interrupted while listing", e);
-        } catch (Exception e) {
-            throw unavailable(prefix, "could not list locks with prefix", e);
-        }
+        return call(prefix, "list locks with prefix", () -> listing.list(prefix));
     }
 
     @Override
     public boolean forceRelease(String name) {
-        try {
-            return queues.forceRelease(name, paths.parent(name));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw unavailable(name, "interrupted while force-releasing", e);
-        } catch (Exception e) {
-            throw unavailable(name, "could not force-release", e);
-        }
+        return call(name, "force-release", () -> queues.forceRelease(name, paths.parent(name)));
     }
 
     @Override
@@ -350,6 +332,25 @@ public final class ZooKeeperLockBackend implements LockBackend {
     }
 
     // ------------------------------------------------------------------ internals
+
+    /** One store operation that is not an acquisition. */
+    private interface StoreCall<T> {
+        T run() throws Exception;
+    }
+
+    /** Runs {@code op}; a failure becomes BackendUnavailableException ("could not <what> lock ..."). */
+    private <T> T call(String name, String what, StoreCall<T> op) {
+        try {
+            return op.run();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unavailable(name, "interrupted; could not " + what, e);
+        } catch (IllegalArgumentException refused) {
+            throw refused;
+        } catch (Exception e) {
+            throw unavailable(name, "could not " + what, e);
+        }
+    }
 
     /** Each primitive queues in its own subtree (see LockPaths). */
     private LockPaths pathsFor(AcquireRequest request) {

@@ -64,6 +64,11 @@ abstract class DecoratedMemoryBackend implements LockBackend {
     }
 
     @Override
+    public Grant downgrade(Grant write, AcquireRequest read) {
+        return store.downgrade(write, read);
+    }
+
+    @Override
     public void withdraw(AcquireRequest request) {
         store.withdraw(request);
     }

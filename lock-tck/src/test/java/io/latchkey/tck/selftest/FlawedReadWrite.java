@@ -27,6 +27,8 @@ final class FlawedReadWrite extends DecoratedMemoryBackend {
         NO_WRITER_PREFERENCE,
         /** withdraw() does nothing: a writer that gave up keeps new readers out until its intent expires. */
         INTENT_LEAK,
+        /** downgrade() releases the write grant, lets waiters in for a moment, then takes a read grant: a gap. */
+        DOWNGRADE_WITH_GAP,
         /** Stores nothing, grants everything. */
         GRANTS_EVERYTHING
     }
@@ -78,6 +80,24 @@ final class FlawedReadWrite extends DecoratedMemoryBackend {
         long validUntil = timeSource().nanoTime() + request.lease().toNanos();
         return new Grant(
                 request.name(), request.owner(), everyToken.incrementAndGet(), validUntil, "fake", request.kind());
+    }
+
+    @Override
+    public Grant downgrade(Grant write, AcquireRequest read) {
+        if (flaw == ReadWriteFlaw.GRANTS_EVERYTHING) {
+            return fake(read);
+        }
+        if (flaw != ReadWriteFlaw.DOWNGRADE_WITH_GAP) {
+            return store.downgrade(write, read);
+        }
+        store.release(write);
+        try {
+            Thread.sleep(200); // the defect: the lock is free for this long, and a waiting writer takes it
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        AcquireResult r = store.tryAcquire(read);
+        return r instanceof Grant g ? g : fake(read);
     }
 
     @Override

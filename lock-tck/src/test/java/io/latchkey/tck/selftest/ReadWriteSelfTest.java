@@ -18,7 +18,7 @@ import org.junit.platform.testkit.engine.Events;
 
 /*
  * The read-write rules can fail: each ReadWriteFlaw (a reader beside a writer, no writer preference, a leaked
- * writer intent, a store that grants everything) fails the rule written for it, for the stated reason, and the
+ * writer intent, a downgrade with a gap, a store that grants everything) fails the rule written for it, for the stated reason, and the
  * control (the in-memory store's correct read-write locks behind the same decorator) passes every rule.
  */
 @DisplayName("TCK self test: the read-write rules catch deliberately broken read-write locks")
@@ -32,6 +32,8 @@ class ReadWriteSelfTest {
     private static final String CRASH = "rw_crashedWritersLockFrees";
     private static final String LOSS = "rw_lossIsReported";
     private static final String REFUSED = "rw_refusedPolitelyWithoutTheCapability";
+    private static final String DOWNGRADE = "rw_downgradeLeavesNoGap";
+    private static final String DOWNGRADE_INPUT = "rw_downgradeNeedsAHeldWriteGrantOfThisLock";
 
     @Test
     @DisplayName("control: correct read-write locks pass every read-write rule (the no-capability rule is skipped)")
@@ -68,6 +70,13 @@ class ReadWriteSelfTest {
         assertThat(failureOf(tests, SHARE, reporter)).hasMessageContaining("a released lock refused a reader");
     }
 
+    @Test
+    @DisplayName("DOWNGRADE_WITH_GAP is caught by #" + DOWNGRADE)
+    void downgradeWithAGapIsCaught(TestReporter reporter) {
+        Events tests = run(ReadWriteSubjects.DowngradeWithGap.class, DOWNGRADE);
+        assertThat(failureOf(tests, DOWNGRADE, reporter)).hasMessageContaining("there was a gap");
+    }
+
     /** Rules that pass on a store granting everything, each because it checks only the core's side. */
     private static final Set<String> PASS_ON_ANY_STORE = Set.of(
             // the core refuses the upgrade before the store is asked
@@ -75,7 +84,9 @@ class ReadWriteSelfTest {
             // an unrenewed grant's loss is the core's watchdog running out its own validity
             LOSS,
             // a store that grants everything still hands out rising tokens from its one counter
-            TOKENS);
+            TOKENS,
+            // the core refuses bad handles before the store is asked
+            DOWNGRADE_INPUT);
 
     @Test
     @DisplayName("a store that grants everything fails every read-write rule that depends on refusing")

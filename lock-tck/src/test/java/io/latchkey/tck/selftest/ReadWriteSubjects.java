@@ -52,6 +52,12 @@ final class ReadWriteSubjects {
         }
     }
 
+    static final class DowngradeWithGap extends ReadWriteSubject {
+        DowngradeWithGap() {
+            super(ReadWriteFlaw.DOWNGRADE_WITH_GAP);
+        }
+    }
+
     static final class GrantsEverything extends ReadWriteSubject {
         GrantsEverything() {
             super(ReadWriteFlaw.GRANTS_EVERYTHING);
