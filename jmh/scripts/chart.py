@@ -52,8 +52,13 @@ METHOD_RULES = [
     (r"^core_defaults", "Latchkey", "Latchkey, full API"),
     (r"^core_noRenew", "Latchkey", "Latchkey, full API, auto-renew off"),
     (r"^spi_", "Latchkey", "Latchkey backend via SPI (no core)"),
+    (r"^latchkeyRead", "Latchkey", "Latchkey read lock"),
+    (r"^latchkeySemaphore", "Latchkey", "Latchkey semaphore"),
     (r"^latchkey", "Latchkey", "Latchkey"),
+    (r"^redissonRead", "Redisson", "Redisson RReadWriteLock read lock"),
     (r"^redisson", "Redisson", "Redisson RLock"),
+    (r"^curatorRead", "Curator", "Curator InterProcessReadWriteLock read lock"),
+    (r"^curatorSemaphoreV2", "Curator", "Curator InterProcessSemaphoreV2"),
     (r"^curator", "Curator", "Curator InterProcessMutex"),
     (r"^jetcdLock", "jetcd Lock", "jetcd Lock service"),
     (r"^shedlock", "ShedLock", "ShedLock (JdbcTemplate)"),
@@ -64,6 +69,8 @@ METHOD_RULES = [
     (r"^rawTxnDelete", "raw baseline", "raw etcd txn + delete"),
     (r"^rawCreateEphemeralDelete", "raw baseline", "raw ZooKeeper create + delete"),
     (r"^raw", "raw baseline", "raw SQL, same statements"),
+    (r"^handSqlRead", "raw baseline", "hand-written SQL: shared advisory lock"),
+    (r"^handSqlSemaphore", "raw baseline", "hand-written SQL: SKIP LOCKED slot table"),
 ]
 
 # Panel order: the suites as the README lists them, uncontended before contended; unknown classes after.

@@ -118,31 +118,31 @@ public class PostgresSharedBenchmark {
 
     @Benchmark
     @Threads(1)
-    public long readLock_latchkey_1thread() throws InterruptedException {
+    public long latchkeyRead_1thread() throws InterruptedException {
         return latchkeyRead();
     }
 
     @Benchmark
     @Threads(1)
-    public boolean readLock_handSql_1thread() throws SQLException {
+    public boolean handSqlRead_1thread() throws SQLException {
         return handRead();
     }
 
     @Benchmark
     @Threads(8)
-    public long readLock_latchkey_8threads() throws InterruptedException {
+    public long latchkeyRead_8threads() throws InterruptedException {
         return latchkeyRead();
     }
 
     @Benchmark
     @Threads(8)
-    public boolean readLock_handSql_8threads() throws SQLException {
+    public boolean handSqlRead_8threads() throws SQLException {
         return handRead();
     }
 
     @Benchmark
     @Threads(8)
-    public long semaphore_latchkey_8threads() throws InterruptedException {
+    public long latchkeySemaphore_8threads() throws InterruptedException {
         LockHandle h = semaphore.acquire(1, Duration.ofSeconds(60));
         long token = h.fencingToken();
         h.release();
@@ -151,7 +151,7 @@ public class PostgresSharedBenchmark {
 
     @Benchmark
     @Threads(8)
-    public int semaphore_handSql_8threads() throws SQLException {
+    public int handSqlSemaphore_8threads() throws SQLException {
         String me = UUID.randomUUID().toString();
         int slot = -1;
         long backoff = MIN_BACKOFF;

@@ -97,25 +97,25 @@ public class RedisReadWriteBenchmark {
 
     @Benchmark
     @Threads(1)
-    public long latchkey_1thread(PerThread t) throws InterruptedException {
+    public long latchkeyRead_1thread(PerThread t) throws InterruptedException {
         return latchkeyRead(t);
     }
 
     @Benchmark
     @Threads(1)
-    public boolean redisson_1thread(PerThread t) {
+    public boolean redissonRead_1thread(PerThread t) {
         return redissonRead(t);
     }
 
     @Benchmark
     @Threads(8)
-    public long latchkey_8threads(PerThread t) throws InterruptedException {
+    public long latchkeyRead_8threads(PerThread t) throws InterruptedException {
         return latchkeyRead(t);
     }
 
     @Benchmark
     @Threads(8)
-    public boolean redisson_8threads(PerThread t) {
+    public boolean redissonRead_8threads(PerThread t) {
         return redissonRead(t);
     }
 }

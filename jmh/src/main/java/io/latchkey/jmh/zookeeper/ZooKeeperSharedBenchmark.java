@@ -77,31 +77,31 @@ public class ZooKeeperSharedBenchmark {
 
     @Benchmark
     @Threads(1)
-    public long readLock_latchkey_1thread() throws InterruptedException {
+    public long latchkeyRead_1thread() throws InterruptedException {
         return latchkeyRead();
     }
 
     @Benchmark
     @Threads(1)
-    public boolean readLock_curator_1thread() throws Exception {
+    public boolean curatorRead_1thread() throws Exception {
         return curatorRead();
     }
 
     @Benchmark
     @Threads(8)
-    public long readLock_latchkey_8threads() throws InterruptedException {
+    public long latchkeyRead_8threads() throws InterruptedException {
         return latchkeyRead();
     }
 
     @Benchmark
     @Threads(8)
-    public boolean readLock_curator_8threads() throws Exception {
+    public boolean curatorRead_8threads() throws Exception {
         return curatorRead();
     }
 
     @Benchmark
     @Threads(8)
-    public long semaphore_latchkey_8threads() throws InterruptedException {
+    public long latchkeySemaphore_8threads() throws InterruptedException {
         LockHandle h = semaphore.acquire(1, Duration.ofSeconds(60));
         long token = h.fencingToken();
         h.release();
@@ -110,7 +110,7 @@ public class ZooKeeperSharedBenchmark {
 
     @Benchmark
     @Threads(8)
-    public boolean semaphore_curator_8threads() throws Exception {
+    public boolean curatorSemaphoreV2_8threads() throws Exception {
         Lease lease = curatorSemaphore.acquire();
         curatorSemaphore.returnLease(lease);
         return true;
