@@ -53,6 +53,7 @@ METHOD_RULES = [
     (r"^core_noRenew", "Latchkey", "Latchkey, full API, auto-renew off"),
     (r"^spi_", "Latchkey", "Latchkey backend via SPI (no core)"),
     (r"^latchkeyRead", "Latchkey", "Latchkey read lock"),
+    (r"^latchkeySessionRead", "Latchkey", "Latchkey read lock, session mode"),
     (r"^latchkeySemaphore", "Latchkey", "Latchkey semaphore"),
     (r"^latchkey", "Latchkey", "Latchkey"),
     (r"^redissonRead", "Redisson", "Redisson RReadWriteLock read lock"),

@@ -124,7 +124,10 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
 
     static Set<Capability> capabilities(Dialect dialect, JdbcMode mode) {
         if (mode == JdbcMode.SESSION) {
-            return Set.of(Capability.SESSION_BOUND, Capability.NATIVE_WAIT, Capability.LISTING);
+            return dialect == Dialect.POSTGRESQL // shared advisory locks are native read locks
+                    ? Set.of(
+                            Capability.SESSION_BOUND, Capability.NATIVE_WAIT, Capability.LISTING, Capability.READ_WRITE)
+                    : Set.of(Capability.SESSION_BOUND, Capability.NATIVE_WAIT, Capability.LISTING);
         }
         if (dialect == Dialect.POSTGRESQL) {
             return Set.of(

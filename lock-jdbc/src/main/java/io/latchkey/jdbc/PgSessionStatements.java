@@ -27,9 +27,11 @@ final class PgSessionStatements extends SessionStatements {
     private final String stillHeldSql;
     private final String holderSql;
     private final String listSql;
+    private final String tokens;
 
     PgSessionStatements(String table) {
         super(table, Dialect.POSTGRESQL);
+        tokens = "nextval('" + table + "_rw_tokens')";
         String upsert = " ON CONFLICT (ns, name) DO UPDATE SET owner = EXCLUDED.owner, token = l.token + 1,"
                 + " acquired_at = EXCLUDED.acquired_at, holder_session = EXCLUDED.holder_session, released_by = NULL"
                 + " RETURNING token";
@@ -133,6 +135,61 @@ final class PgSessionStatements extends SessionStatements {
             }
         }
         return out;
+    }
+
+    // ------------------------------------------------------------------ read-write locks (SessionReadWrite)
+
+    /** One attempt at the shared (read) or exclusive (write) advisory lock; a token from the sequence if taken. */
+    long tryReadWrite(Connection c, LockKey k, boolean write) throws SQLException {
+        String lock = write ? "pg_try_advisory_lock(?)" : "pg_try_advisory_lock_shared(?)";
+        try (PreparedStatement ps =
+                c.prepareStatement("SELECT CASE WHEN " + lock + " THEN " + tokens + " ELSE -1 END")) {
+            ps.setLong(1, k.advisoryKey());
+            return token(ps);
+        }
+    }
+
+    /** Waits in the server's queue for the shared or exclusive advisory lock (cancelled by the caller). */
+    long waitReadWrite(Connection c, LockKey k, boolean write, AtomicReference<Statement> running) throws SQLException {
+        String lock = write ? "pg_advisory_lock(?)" : "pg_advisory_lock_shared(?)";
+        try (PreparedStatement ps =
+                c.prepareStatement("WITH l AS MATERIALIZED (SELECT " + lock + ") SELECT " + tokens + " FROM l")) {
+            running.set(ps);
+            ps.setLong(1, k.advisoryKey());
+            return token(ps);
+        } finally {
+            running.set(null);
+        }
+    }
+
+    /** Lets go of one shared hold of the key; false if this session held none. */
+    boolean unlockShared(Connection c, LockKey k) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock_shared(?)")) {
+            ps.setLong(1, k.advisoryKey());
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    /**
+     * Turns this session's exclusive hold into a shared one in one statement: the shared lock first (granted at
+     * once: the session's own exclusive lock does not conflict with it, and PostgreSQL puts a holder's request ahead
+     * of the waiters it blocks), then the exclusive one goes. A token if the exclusive lock was held, else -1 (and the
+     * shared hold is given back).
+     */
+    long downgrade(Connection c, LockKey k) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("WITH s AS MATERIALIZED (SELECT pg_advisory_lock_shared(?)),"
+                + " x AS MATERIALIZED (SELECT pg_advisory_unlock(?) AS held FROM s)"
+                + " SELECT CASE WHEN held THEN " + tokens + " ELSE -1 END FROM x")) {
+            ps.setLong(1, k.advisoryKey());
+            ps.setLong(2, k.advisoryKey());
+            long token = token(ps);
+            if (token < 0) {
+                unlockShared(c, k);
+            }
+            return token;
+        }
     }
 
     @Override

@@ -2,11 +2,10 @@ package io.latchkey.jdbc;
 
 import io.latchkey.Capability;
 import io.latchkey.LockInfo;
-import io.latchkey.LockLoss;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
-import io.latchkey.spi.Busy;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.RenewResult;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -37,12 +36,16 @@ final class SessionBackend extends JdbcLockBackend {
 
     private final SessionStatements sql;
     private final SessionWaiting waiting;
+    private final SessionReadWrite readWrite; // null unless PostgreSQL
+    private final SessionAdmin admin;
     private final Set<SessionHold> holds = ConcurrentHashMap.newKeySet();
 
     SessionBackend(Builder b, Dialect dialect) {
         super(b, dialect);
         this.sql = SessionStatements.of(table, dialect);
         this.waiting = new SessionWaiting(sql, description());
+        this.readWrite = sql instanceof PgSessionStatements pg ? new SessionReadWrite(this, pg, waiting) : null;
+        this.admin = new SessionAdmin(this, sql);
     }
 
     @Override
@@ -57,9 +60,13 @@ final class SessionBackend extends JdbcLockBackend {
 
     @Override
     public String refusal(Capability capability) {
-        return capability == Capability.SEMAPHORE || capability == Capability.READ_WRITE
-                ? "session mode binds each lock to a database session; semaphores and read-write locks are offered"
-                        + " in lease mode (mode=lease, the default)"
+        if (capability == Capability.SEMAPHORE) {
+            return "session mode binds each grant to a database session and has no counted database lock; semaphores"
+                    + " are offered in lease mode (mode=lease, the default)";
+        }
+        return capability == Capability.READ_WRITE && readWrite == null
+                ? "session mode on " + dialect + " has no shared database lock; read-write locks are offered in lease"
+                        + " mode (mode=lease, the default), and in session mode on PostgreSQL"
                 : null;
     }
 
@@ -75,6 +82,9 @@ final class SessionBackend extends JdbcLockBackend {
 
     @Override
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+        if (request.kind() != GrantKind.EXCLUSIVE) {
+            return readWrite.acquire(request, maxWait); // the core asks only for what capabilities() claims
+        }
         if (sql.runsOnCallerThread() && !maxWait.isZero()) {
             // embedded H2 runs statements on the caller's thread and may swallow an interrupt inside them
             return waiting.offThread(cancelled -> attempt(request, maxWait, cancelled), this::release);
@@ -94,7 +104,7 @@ final class SessionBackend extends JdbcLockBackend {
             sql.pin(c);
             long token = sql.tryLock(c, k, request.owner());
             if (token < 0) {
-                AcquireResult other = holderOrMine(request, k, start);
+                AcquireResult other = admin.holderOrMine(request, k, start);
                 if (other instanceof Grant || maxWait.isZero() || cancelled.get()) {
                     return other;
                 }
@@ -141,9 +151,18 @@ final class SessionBackend extends JdbcLockBackend {
      * discard the connection if that cannot be checked.
      */
     private void putBackAfterWait(Connection c, LockKey k, String owner) {
+        putBackAfterWait(c, k, owner, () -> sql.unlock(c, k));
+    }
+
+    /** Lets go of one database lock; false if the session held none. */
+    interface LetGo {
+        boolean run() throws SQLException;
+    }
+
+    void putBackAfterWait(Connection c, LockKey k, String owner, LetGo letGo) {
         if (sql.lockOutlivesStatement()) {
             try {
-                if (sql.stillHeld(c, k, owner) && !sql.unlock(c, k)) {
+                if (sql.stillHeld(c, k, owner) && !letGo.run()) {
                     connections.discard(c);
                     return;
                 }
@@ -155,31 +174,14 @@ final class SessionBackend extends JdbcLockBackend {
         putBack(c);
     }
 
-    /** Busy with the holder, or this owner's own grant when a retried request finds it (held on another session). */
-    private AcquireResult holderOrMine(AcquireRequest request, LockKey k, long start) throws SQLException {
-        Optional<SessionStatements.Holder> h = withConnection(c -> sql.holder(c, k));
-        if (h.isEmpty()) {
-            return Busy.UNKNOWN;
-        }
-        if (h.get().owner() != null && h.get().owner().equals(request.owner())) {
-            return new Grant(
-                    request.name(),
-                    request.owner(),
-                    h.get().token(),
-                    validUntil(start, request.lease()),
-                    SessionHold.adopted(k, h.get().session()));
-        }
-        return new Busy(h.get().owner(), h.get().token(), null);
-    }
-
     @Override
     public RenewResult renew(Grant grant, Duration lease) {
         SessionHold hold = (SessionHold) grant.state();
         long start = System.nanoTime();
         if (hold.isAdopted()) {
-            return adoptedStillHeld(grant)
+            return admin.adoptedStillHeld(grant)
                     ? RenewResult.renewed(validUntil(start, lease))
-                    : RenewResult.notHeld(lostReason(grant));
+                    : RenewResult.notHeld(admin.lostReason(grant));
         }
         hold.lock.lock();
         try {
@@ -202,30 +204,7 @@ final class SessionBackend extends JdbcLockBackend {
         } finally {
             hold.lock.unlock();
         }
-        return RenewResult.notHeld(lostReason(grant));
-    }
-
-    /** Why a grant whose session ended is gone: an administrator's forced release, or the session itself. */
-    private LockLoss.Reason lostReason(Grant grant) {
-        try {
-            String by = withConnection(c -> sql.releasedBy(c, key(grant.name())));
-            return grant.owner().equals(by) ? LockLoss.Reason.RELEASED_BY_ADMIN : LockLoss.Reason.SESSION_LOST;
-        } catch (SQLException | RuntimeException e) {
-            return LockLoss.Reason.SESSION_LOST;
-        }
-    }
-
-    private boolean adoptedStillHeld(Grant grant) {
-        SessionHold hold = (SessionHold) grant.state();
-        try {
-            Optional<SessionStatements.Holder> h = withConnection(c -> sql.holder(c, hold.key));
-            return h.isPresent()
-                    && grant.owner().equals(h.get().owner())
-                    && h.get().token() == grant.fencingToken()
-                    && h.get().session() == hold.adoptedSession;
-        } catch (SQLException e) {
-            throw connections.unavailable("renew", grant.name(), e);
-        }
+        return RenewResult.notHeld(admin.lostReason(grant));
     }
 
     private static boolean isAlive(Connection c) {
@@ -242,7 +221,7 @@ final class SessionBackend extends JdbcLockBackend {
         if (hold.isAdopted()) {
             // held by another connection of this owner (a retried request): only ending that session frees it
             try {
-                if (!adoptedStillHeld(grant)) {
+                if (!admin.adoptedStillHeld(grant)) {
                     return false;
                 }
                 withConnection(c -> {
@@ -261,7 +240,9 @@ final class SessionBackend extends JdbcLockBackend {
             }
             boolean held;
             try {
-                held = sql.unlock(hold.connection, hold.key);
+                held = grant.kind().type() == GrantKind.Type.READ
+                        ? readWrite.unlock(hold.connection, hold.key, false)
+                        : sql.unlock(hold.connection, hold.key);
             } catch (SQLException e) {
                 held = false; // the session is gone or unusable: discarding it frees whatever it held
                 end(hold, true);
@@ -285,8 +266,35 @@ final class SessionBackend extends JdbcLockBackend {
         }
     }
 
-    private void putBack(Connection c) {
+    void putBack(Connection c) {
         putBack(c, false);
+    }
+
+    @Override
+    public Grant downgrade(Grant write, AcquireRequest read) {
+        if (readWrite == null) {
+            throw new UnsupportedOperationException("downgrading a write lock is not supported by " + description());
+        }
+        return readWrite.downgrade(write, read);
+    }
+
+    Connection borrowPinned() throws SQLException {
+        Connection c = connections.borrow();
+        try {
+            sql.pin(c);
+            return c;
+        } catch (SQLException | RuntimeException e) {
+            connections.discard(c);
+            throw e;
+        }
+    }
+
+    void track(SessionHold hold) {
+        holds.add(hold);
+    }
+
+    void untrack(SessionHold hold) {
+        holds.remove(hold);
     }
 
     private void putBack(Connection c, boolean unlocked) {
@@ -300,39 +308,17 @@ final class SessionBackend extends JdbcLockBackend {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        try {
-            return withConnection(c -> sql.holder(c, key(name)))
-                    .map(h -> new LockInfo(
-                            name, h.owner(), h.token(), Optional.ofNullable(h.acquiredAt()), Optional.empty()));
-        } catch (SQLException e) {
-            throw connections.unavailable("inspect", name, e);
-        }
+        return admin.inspect(name);
     }
 
     @Override
     public List<LockInfo> list(String prefix) {
-        try {
-            return withConnection(c -> sql.list(c, table, namespace, prefix));
-        } catch (SQLException e) {
-            throw connections.unavailable("list locks starting with '" + prefix + "' on", null, e);
-        }
+        return admin.list(prefix);
     }
 
     @Override
     public boolean forceRelease(String name) {
-        LockKey k = key(name);
-        try {
-            return withConnection(c -> {
-                Optional<SessionStatements.Holder> h = sql.holder(c, k);
-                if (h.isEmpty()) {
-                    return false;
-                }
-                sql.forceOut(c, k, h.get());
-                return true;
-            });
-        } catch (SQLException e) {
-            throw connections.unavailable("force the release of", name, e);
-        }
+        return admin.forceRelease(name);
     }
 
     /** Database session ids of the connections holding this backend's locks (for fault injection in tests). */
@@ -359,11 +345,11 @@ final class SessionBackend extends JdbcLockBackend {
         });
     }
 
-    private interface SqlWork<T> {
+    interface SqlWork<T> {
         T run(Connection c) throws SQLException;
     }
 
-    private <T> T withConnection(SqlWork<T> work) throws SQLException {
+    <T> T withConnection(SqlWork<T> work) throws SQLException {
         Connection c = connections.borrow();
         try {
             if (!c.getAutoCommit()) {

@@ -43,6 +43,16 @@ final class SessionWaiting implements AutoCloseable {
         AcquireResult run(AtomicBoolean cancelled) throws InterruptedException;
     }
 
+    /** The blocking statement: the token if the lock was taken, else -1; publishes itself in {@code running}. */
+    interface DatabaseWait {
+        long run(long waitMillis, AtomicReference<Statement> running) throws SQLException;
+    }
+
+    /** Lets go of a lock the wait took after the caller was interrupted. */
+    interface Unlock {
+        void run() throws SQLException;
+    }
+
     /** Cleans up a connection whose wait ended without the caller (gives back a lock taken meanwhile). */
     interface Abandoned {
         void putBack(Connection c);
@@ -99,17 +109,37 @@ final class SessionWaiting implements AutoCloseable {
             boolean onWorker,
             Abandoned abandoned)
             throws SQLException {
+        return inDatabase(
+                c,
+                (waitMillis, running) -> sql.waitLock(c, k, owner, waitMillis, running, cancelled),
+                () -> sql.unlock(c, k),
+                maxWait,
+                cancelled,
+                onWorker,
+                abandoned);
+    }
+
+    /** As above, for any blocking statement (read-write locks bring their own). */
+    long inDatabase(
+            Connection c,
+            DatabaseWait wait,
+            Unlock unlock,
+            Duration maxWait,
+            AtomicBoolean cancelled,
+            boolean onWorker,
+            Abandoned abandoned)
+            throws SQLException {
         long waitMillis =
                 Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.min(maxWait.toNanos(), TimeUnit.DAYS.toNanos(1))));
         AtomicReference<Statement> running = new AtomicReference<>();
         if (onWorker) {
-            return sql.waitLock(c, k, owner, waitMillis, running, cancelled);
+            return wait.run(waitMillis, running);
         }
         AtomicInteger state = new AtomicInteger(); // 0 waiting, 1 finished (result to the caller), 2 abandoned
         Future<Long> f = waiters.submit(() -> {
             long token = -1;
             try {
-                token = sql.waitLock(c, k, owner, waitMillis, running, cancelled);
+                token = wait.run(waitMillis, running);
                 return token;
             } finally {
                 if (!state.compareAndSet(0, 1)) {
@@ -143,7 +173,7 @@ final class SessionWaiting implements AutoCloseable {
         }
         if (interrupted) {
             if (token > 0) {
-                sql.unlock(c, k);
+                unlock.run();
             }
             Thread.currentThread().interrupt();
             return -1;

@@ -97,7 +97,9 @@ abstract class SqlTable {
                                 + "  waiting        INTEGER[],\n"
                                 + "  PRIMARY KEY (ns, name))",
                         SemaphoreStatements.permitsTableDdl(dialect, table),
-                        ReadWriteStatements.readWriteTableDdl(dialect, table));
+                        ReadWriteStatements.readWriteTableDdl(dialect, table),
+                        // the tokens of session-mode read-write locks (shared advisory locks carry none)
+                        "CREATE SEQUENCE IF NOT EXISTS " + table + "_rw_tokens");
             case MARIADB:
                 return List.of(
                         "CREATE TABLE IF NOT EXISTS " + table + " (\n"

@@ -99,6 +99,38 @@ class RoundTripTest {
         }
     }
 
+    /**
+     * Session mode on PostgreSQL: a read lock is one statement (the shared advisory lock and, only if taken, a token
+     * from the sequence), its release one; a downgrade is one more statement on the write grant's connection.
+     */
+    @org.junit.jupiter.api.Test
+    void sessionReadLockOnPostgresSendsTwoStatementsAndADowngradeOne() throws Exception {
+        CountingDataSource counting = new CountingDataSource(db.pool(Dialect.POSTGRESQL, 4));
+        try (LockClient client = Latchkey.client(JdbcLockBackend.builder(counting)
+                .mode(JdbcMode.SESSION)
+                .table("rt_session")
+                .build())) {
+            var rw = client.readWriteLock("round-trip-rw-" + System.nanoTime());
+            rw.readLock().tryAcquire().orElseThrow().close(); // warm-up
+            for (int i = 0; i < 3; i++) {
+                counting.start();
+                LockHandle read = rw.readLock().tryAcquire().orElseThrow();
+                read.release();
+                assertThat(counting.stop().stream().filter(s -> !s.startsWith("autocommit=")))
+                        .as("statements of a session-mode read lock")
+                        .hasSize(2);
+            }
+            LockHandle write = rw.writeLock().tryAcquire().orElseThrow();
+            counting.start();
+            LockHandle read = rw.downgrade(write);
+            assertThat(counting.stop().stream().filter(s -> !s.startsWith("autocommit=")))
+                    .as("statements of a downgrade")
+                    .singleElement()
+                    .satisfies(s -> assertThat(s).contains("pg_advisory_lock_shared", "pg_advisory_unlock"));
+            read.release();
+        }
+    }
+
     static List<Dialect> dialects() {
         return List.of(Dialect.POSTGRESQL, Dialect.MARIADB, Dialect.H2);
     }

@@ -8,6 +8,7 @@ import io.latchkey.LockHandle;
 import io.latchkey.LockOptions;
 import io.latchkey.RetryStrategy;
 import io.latchkey.jdbc.JdbcLockBackend;
+import io.latchkey.jdbc.JdbcMode;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -36,7 +37,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * write by hand, on the same HikariCP pool, in one run.
  *
  * <ul>
- *   <li>Read lock, every thread reading one lock (readers share), at 1 and 8 threads. By hand: a session-level
+ *   <li>Read lock in lease mode and in session mode (a shared advisory lock plus a token), every thread reading one lock (readers share), at 1 and 8 threads. By hand: a session-level
  *       shared advisory lock, {@code pg_advisory_lock_shared} then {@code pg_advisory_unlock_shared} on one pooled
  *       connection (no lease: the lock lives as long as the connection; no token).</li>
  *   <li>Semaphore of 4 permits, 1-permit acquire + release at 8 threads (half of them wait). By hand: a table of 4
@@ -60,7 +61,9 @@ public class PostgresSharedBenchmark {
 
     JdbcDatabase db;
     LockClient latchkey;
+    LockClient session;
     DistributedLock read;
+    DistributedLock sessionRead;
     DistributedSemaphore semaphore;
     String semaphoreName;
     long advisoryKey;
@@ -75,6 +78,11 @@ public class PostgresSharedBenchmark {
                 .build();
         String name = "shared-" + System.nanoTime();
         read = latchkey.readWriteLock(name, waiting).readLock();
+        session = Latchkey.client(JdbcLockBackend.builder(db.pool)
+                .mode(JdbcMode.SESSION)
+                .table("jmh_shared_session")
+                .build());
+        sessionRead = session.readWriteLock(name).readLock();
         semaphore = latchkey.semaphore(name, PERMITS, waiting);
         semaphoreName = name;
         advisoryKey = System.nanoTime();
@@ -91,6 +99,7 @@ public class PostgresSharedBenchmark {
     @TearDown(Level.Trial)
     public void close() {
         latchkey.close();
+        session.close();
         db.close();
     }
 
@@ -99,6 +108,25 @@ public class PostgresSharedBenchmark {
         long token = h.fencingToken();
         h.release();
         return token;
+    }
+
+    private long sessionRead() throws InterruptedException {
+        LockHandle h = sessionRead.acquire(Duration.ofSeconds(60));
+        long token = h.fencingToken();
+        h.release();
+        return token;
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long latchkeySessionRead_1thread() throws InterruptedException {
+        return sessionRead();
+    }
+
+    @Benchmark
+    @Threads(8)
+    public long latchkeySessionRead_8threads() throws InterruptedException {
+        return sessionRead();
     }
 
     private boolean handRead() throws SQLException {
