@@ -89,20 +89,8 @@ final class AcquireLoop {
                 }
                 if (result instanceof Grant g) {
                     checkGrant(c, request, g);
-                    HeldLock h = new HeldLock(c, g, o, gate, key, startNanos, reentrant);
-                    c.register(h);
-                    granted = true;
-                    h.start();
-                    if (c.isClosed()) {
-                        h.markLost(
-                                io.latchkey.LockLoss.Reason.CLIENT_CLOSED,
-                                "the LockClient was closed during acquisition",
-                                null);
-                        c.releaseQuietly(g);
-                        c.checkOpen(name);
-                    }
-                    c.listeners.acquired(name, g.fencingToken(), System.nanoTime() - begin);
-                    return h.primary;
+                    granted = true; // from here the grant's HeldLock owns the gate
+                    return hold(c, g, o, gate, key, startNanos, reentrant, System.nanoTime() - begin);
                 }
                 if (result != null) {
                     lastBusy = (Busy) result;
@@ -193,6 +181,32 @@ final class AcquireLoop {
             org.slf4j.LoggerFactory.getLogger(AcquireLoop.class)
                     .debug("withdrawing from {} on {} failed", request.name(), c.backend(), e);
         }
+    }
+
+    /**
+     * Makes a grant the store returned this client's (an acquisition's, or a downgrade's read grant): registered
+     * first, so that a loss the store reported before is found, then armed and announced. A client closed meanwhile
+     * ends the grant at once and refuses, as if it had been closed before.
+     */
+    static CoreHandle hold(
+            CoreLockClient c,
+            Grant g,
+            LockOptions o,
+            LocalGates.Gate gate,
+            String key,
+            long startNanos,
+            Thread reentrant,
+            long waitedNanos) {
+        HeldLock h = new HeldLock(c, g, o, gate, key, startNanos, reentrant);
+        c.register(h);
+        h.start();
+        if (c.isClosed()) {
+            h.markLost(io.latchkey.LockLoss.Reason.CLIENT_CLOSED, "the LockClient was closed during acquisition", null);
+            c.releaseQuietly(g);
+            c.checkOpen(g.name());
+        }
+        c.listeners.acquired(g.name(), g.fencingToken(), waitedNanos);
+        return h.primary;
     }
 
     static void checkGrant(CoreLockClient c, AcquireRequest request, Grant g) {

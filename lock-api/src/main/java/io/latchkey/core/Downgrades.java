@@ -72,12 +72,8 @@ final class Downgrades {
                         + "); it was lost, and nothing is held");
             }
             AcquireLoop.checkGrant(c, request, g);
-            HeldLock read = new HeldLock(c, g, o, gate, key, startNanos, reentrant);
-            c.register(read);
-            granted = true;
-            read.start();
-            c.listeners.acquired(name, g.fencingToken(), 0);
-            return read.primary;
+            granted = true; // from here the read grant's HeldLock owns the gate
+            return AcquireLoop.hold(c, g, o, gate, key, startNanos, reentrant, 0);
         } finally {
             if (!granted) {
                 if (entered) {

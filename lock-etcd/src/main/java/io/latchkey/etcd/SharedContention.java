@@ -295,9 +295,9 @@ final class SharedContention {
      * (see check), so no writer gets in between. Null if the write key was gone or its lease has changed.
      */
     Grant downgrade(HeldKey write, AcquireRequest read) {
-        LeaseSession s = keeper.session();
-        if (write.session() != s) {
-            return null; // the lease of the write grant died: the grant went with it
+        LeaseSession s = write.session();
+        if (s == null || !s.alive()) {
+            return null; // the lease of the write grant died (or is another client's): the grant went with it
         }
         ByteSequence key = keys.downgradedContender(read.name(), s.id, read.owner());
         long start = System.nanoTime();

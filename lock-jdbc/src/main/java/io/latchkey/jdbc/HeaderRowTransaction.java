@@ -1,7 +1,9 @@
 package io.latchkey.jdbc;
 
+import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
+import io.latchkey.spi.Grant;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -24,6 +26,17 @@ final class HeaderRowTransaction {
     }
 
     private HeaderRowTransaction() {}
+
+    /** The grant an acquisition's transaction made: token from the header row, validity from before the request. */
+    static Grant granted(AcquireRequest request, long token, long startNanos) {
+        return new Grant(
+                request.name(),
+                request.owner(),
+                token,
+                JdbcLockBackend.validUntil(startNanos, request.lease()),
+                null,
+                request.kind());
+    }
 
     static AcquireResult acquire(
             JdbcConnections connections, Dialect dialect, String op, String name, Body body, CreateHeader header) {

@@ -173,6 +173,30 @@ final class JdbcConnections {
         return dataSource.getConnection();
     }
 
+    /** One unit of work on a borrowed connection. */
+    interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} on a pooled connection in autocommit and gives the connection back; a database error is the
+     * store being unavailable for {@code what} on lock {@code lockName}.
+     */
+    <T> T inAutocommit(String what, String lockName, Work<T> work) {
+        Connection c = null;
+        try {
+            c = borrow();
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            return work.run(c);
+        } catch (SQLException e) {
+            throw unavailable(what, lockName, e);
+        } finally {
+            giveBack(c);
+        }
+    }
+
     /** Closes a connection that is known to be clean (holds no lock): back to the pool. */
     void giveBack(Connection c) {
         if (c == null) {

@@ -61,7 +61,7 @@ final class LeaseReadWrite {
         }
         if (s.mineToken() >= 0) { // a retried request: the grant it already has
             sql.extendMine(c, k, request.owner(), leaseMicros);
-            return grant(request, s.mineToken(), start);
+            return HeaderRowTransaction.granted(request, s.mineToken(), start);
         }
         boolean free = write ? s.readers() == 0 && s.writers() == 0 : s.writers() == 0 && s.intents() == 0;
         if (!free) {
@@ -76,7 +76,7 @@ final class LeaseReadWrite {
         }
         sql.bumpToken(c, k, token + 1);
         sql.addRow(c, k, request.owner(), side, token + 1, leaseMicros);
-        return grant(request, token + 1, start);
+        return HeaderRowTransaction.granted(request, token + 1, start);
     }
 
     /** The answer of a downgrade whose write grant the store no longer holds (distinct from a conflict's Busy). */
@@ -101,7 +101,7 @@ final class LeaseReadWrite {
                     }
                     sql.bumpToken(c, k, token + 1);
                     sql.addRow(c, k, read.owner(), 'r', token + 1, leaseMicros);
-                    return grant(read, token + 1, start);
+                    return HeaderRowTransaction.granted(read, token + 1, start);
                 },
                 c -> {});
         if (r == NOT_HELD) {
@@ -118,61 +118,27 @@ final class LeaseReadWrite {
         return (Grant) r;
     }
 
-    private static Grant grant(AcquireRequest request, long token, long start) {
-        return new Grant(
-                request.name(),
-                request.owner(),
-                token,
-                JdbcLockBackend.validUntil(start, request.lease()),
-                null,
-                request.kind());
-    }
-
     RenewResult renew(Grant grant, Duration lease, LockKey k) {
         long start = System.nanoTime();
-        Connection c = null;
-        try {
-            c = autocommit();
-            return sql.renew(c, k, grant.owner(), grant.fencingToken(), JdbcLockBackend.micros(lease))
-                    ? RenewResult.renewed(JdbcLockBackend.validUntil(start, lease))
-                    : RenewResult.notHeld();
-        } catch (SQLException e) {
-            throw connections.unavailable("renew", grant.name(), e);
-        } finally {
-            connections.giveBack(c);
-        }
+        return connections.inAutocommit(
+                "renew",
+                grant.name(),
+                c -> sql.renew(c, k, grant.owner(), grant.fencingToken(), JdbcLockBackend.micros(lease))
+                        ? RenewResult.renewed(JdbcLockBackend.validUntil(start, lease))
+                        : RenewResult.notHeld());
     }
 
     boolean release(Grant grant, LockKey k) {
-        Connection c = null;
-        try {
-            c = autocommit();
-            return sql.release(c, k, grant.owner(), grant.fencingToken());
-        } catch (SQLException e) {
-            throw connections.unavailable("release", grant.name(), e);
-        } finally {
-            connections.giveBack(c);
-        }
+        return connections.inAutocommit(
+                "release", grant.name(), c -> sql.release(c, k, grant.owner(), grant.fencingToken()));
     }
 
     /** A writer gave up: its intent goes now; a failure only leaves it to expire with its lease. */
     void withdraw(AcquireRequest request, LockKey k) {
-        Connection c = null;
         try {
-            c = autocommit();
-            sql.dropIntent(c, k, request.owner());
-        } catch (SQLException | RuntimeException e) {
+            connections.inAutocommit("withdraw", request.name(), c -> sql.dropIntent(c, k, request.owner()));
+        } catch (RuntimeException e) {
             log.debug("withdrawing the waiting writer of '{}' on {} failed", request.name(), description, e);
-        } finally {
-            connections.giveBack(c);
         }
-    }
-
-    private Connection autocommit() throws SQLException {
-        Connection c = connections.borrow();
-        if (!c.getAutoCommit()) {
-            c.setAutoCommit(true);
-        }
-        return c;
     }
 }

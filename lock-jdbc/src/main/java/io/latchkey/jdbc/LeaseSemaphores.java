@@ -67,78 +67,40 @@ final class LeaseSemaphores {
         }
         if (usage.mineToken() >= 0) { // a retried request: the grant it already has
             sql.extendMine(c, k, request.owner(), leaseMicros);
-            return grant(request, usage.mineToken(), start);
+            return HeaderRowTransaction.granted(request, usage.mineToken(), start);
         }
         if (usage.used() + kind.permits() > header.limit()) {
             return Busy.UNKNOWN;
         }
         long token = header.token() + 1;
         sql.addHolder(c, k, request.owner(), kind.permits(), token, leaseMicros);
-        return grant(request, token, start);
-    }
-
-    private static Grant grant(AcquireRequest request, long token, long start) {
-        return new Grant(
-                request.name(),
-                request.owner(),
-                token,
-                JdbcLockBackend.validUntil(start, request.lease()),
-                null,
-                request.kind());
+        return HeaderRowTransaction.granted(request, token, start);
     }
 
     RenewResult renew(Grant grant, Duration lease, LockKey k) {
         long start = System.nanoTime();
-        Connection c = null;
-        try {
-            c = autocommit();
-            return sql.renew(c, k, grant.owner(), grant.fencingToken(), JdbcLockBackend.micros(lease))
-                    ? RenewResult.renewed(JdbcLockBackend.validUntil(start, lease))
-                    : RenewResult.notHeld();
-        } catch (SQLException e) {
-            throw connections.unavailable("renew permits of", grant.name(), e);
-        } finally {
-            connections.giveBack(c);
-        }
+        return connections.inAutocommit(
+                "renew permits of",
+                grant.name(),
+                c -> sql.renew(c, k, grant.owner(), grant.fencingToken(), JdbcLockBackend.micros(lease))
+                        ? RenewResult.renewed(JdbcLockBackend.validUntil(start, lease))
+                        : RenewResult.notHeld());
     }
 
     boolean release(Grant grant, LockKey k) {
-        Connection c = null;
-        try {
-            c = autocommit();
-            return sql.release(c, k, grant.owner(), grant.fencingToken());
-        } catch (SQLException e) {
-            throw connections.unavailable("release permits of", grant.name(), e);
-        } finally {
-            connections.giveBack(c);
-        }
+        return connections.inAutocommit(
+                "release permits of", grant.name(), c -> sql.release(c, k, grant.owner(), grant.fencingToken()));
     }
 
     int availablePermits(String name, int limit, LockKey k) {
-        Connection c = null;
-        try {
-            c = autocommit();
-            int[] countAndUsed = sql.available(c, k);
-            if (countAndUsed == null) {
-                return limit;
-            }
-            if (countAndUsed[0] != limit) {
-                throw otherCount(name, countAndUsed[0], limit);
-            }
-            return limit - countAndUsed[1];
-        } catch (SQLException e) {
-            throw connections.unavailable("count the permits of", name, e);
-        } finally {
-            connections.giveBack(c);
+        int[] countAndUsed = connections.inAutocommit("count the permits of", name, c -> sql.available(c, k));
+        if (countAndUsed == null) {
+            return limit;
         }
-    }
-
-    private Connection autocommit() throws SQLException {
-        Connection c = connections.borrow();
-        if (!c.getAutoCommit()) {
-            c.setAutoCommit(true);
+        if (countAndUsed[0] != limit) {
+            throw otherCount(name, countAndUsed[0], limit);
         }
-        return c;
+        return limit - countAndUsed[1];
     }
 
     private IllegalArgumentException otherCount(String name, int stored, int asked) {

@@ -297,6 +297,20 @@ final class RedisConnection implements AutoCloseable {
     }
 
     /** The one-line errors of this store. */
+    /**
+     * One script on the single node (semaphores and read-write locks, which Redlock does not offer); a failure is
+     * the store being unavailable for {@code op} on {@code name}.
+     */
+    Object evalOnSingleNode(String op, String name, LuaScript script, int keyCount, byte[]... params) {
+        RedisNode node = nodes().get(0);
+        try {
+            return node.eval(script, keyCount, params);
+        } catch (redis.clients.jedis.exceptions.JedisException e) {
+            RedisErrors errors = errors();
+            throw errors.unavailable(op, name, errors.describe(e), e, node.address());
+        }
+    }
+
     RedisErrors errors() {
         return errors;
     }

@@ -13,7 +13,6 @@ import io.latchkey.spi.RenewResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import redis.clients.jedis.exceptions.JedisException;
 
 /*
  * Read-write locks on one Redis node: one script per operation (RedisScripts.RW_*), so acquire + release is two
@@ -50,7 +49,7 @@ final class RedisReadWrite {
     AcquireResult tryAcquire(AcquireRequest request) {
         RedisKeys.ReadWriteKeys k = keys.readWrite(request.name());
         long start = System.nanoTime();
-        List<?> reply = (List<?>) eval(
+        List<?> reply = (List<?>) connection.evalOnSingleNode(
                 "acquire",
                 request.name(),
                 RedisScripts.RW_ACQUIRE,
@@ -77,7 +76,7 @@ final class RedisReadWrite {
     RenewResult renew(Grant grant, Duration lease) {
         RedisKeys.ReadWriteKeys k = keys.readWrite(grant.name());
         long start = System.nanoTime();
-        long renewed = asLong(eval(
+        long renewed = asLong(connection.evalOnSingleNode(
                 "renew",
                 grant.name(),
                 RedisScripts.RW_RENEW,
@@ -94,7 +93,7 @@ final class RedisReadWrite {
 
     boolean release(Grant grant) {
         RedisKeys.ReadWriteKeys k = keys.readWrite(grant.name());
-        return asLong(eval(
+        return asLong(connection.evalOnSingleNode(
                         "release",
                         grant.name(),
                         RedisScripts.RW_RELEASE,
@@ -114,7 +113,7 @@ final class RedisReadWrite {
     Grant downgrade(Grant write, AcquireRequest read) {
         RedisKeys.ReadWriteKeys k = keys.readWrite(write.name());
         long start = System.nanoTime();
-        List<?> reply = (List<?>) eval(
+        List<?> reply = (List<?>) connection.evalOnSingleNode(
                 "downgrade",
                 write.name(),
                 RedisScripts.RW_DOWNGRADE,
@@ -143,7 +142,7 @@ final class RedisReadWrite {
 
     void withdraw(AcquireRequest request) {
         RedisKeys.ReadWriteKeys k = keys.readWrite(request.name());
-        eval(
+        connection.evalOnSingleNode(
                 "withdraw the waiting writer of",
                 request.name(),
                 RedisScripts.RW_WITHDRAW,
@@ -157,15 +156,5 @@ final class RedisReadWrite {
 
     boolean awaitChange(String name, Duration timeout) throws InterruptedException {
         return waiting.awaitWake(name, keys.readWrite(name).wake(), timeout);
-    }
-
-    private Object eval(String op, String name, LuaScript script, int keyCount, byte[]... params) {
-        RedisNode node = connection.nodes().get(0);
-        try {
-            return node.eval(script, keyCount, params);
-        } catch (JedisException e) {
-            RedisErrors errors = connection.errors();
-            throw errors.unavailable(op, name, errors.describe(e), e, node.address());
-        }
     }
 }

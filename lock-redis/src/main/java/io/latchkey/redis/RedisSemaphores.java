@@ -13,7 +13,6 @@ import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.SemaphoreCounts;
 import java.time.Duration;
 import java.util.List;
-import redis.clients.jedis.exceptions.JedisException;
 
 /*
  * Semaphores on one Redis node: one script per operation (RedisScripts.SEM_*), so acquire + release is two round
@@ -46,7 +45,7 @@ final class RedisSemaphores {
         GrantKind kind = request.kind();
         RedisKeys.SemaphoreKeys k = keys.semaphore(request.name());
         long start = System.nanoTime();
-        List<?> reply = (List<?>) eval(
+        List<?> reply = (List<?>) connection.evalOnSingleNode(
                 "acquire permits of",
                 request.name(),
                 RedisScripts.SEM_ACQUIRE,
@@ -78,7 +77,7 @@ final class RedisSemaphores {
     RenewResult renew(Grant grant, Duration lease) {
         RedisKeys.SemaphoreKeys k = keys.semaphore(grant.name());
         long start = System.nanoTime();
-        long renewed = asLong(eval(
+        long renewed = asLong(connection.evalOnSingleNode(
                 "renew permits of",
                 grant.name(),
                 RedisScripts.SEM_RENEW,
@@ -93,7 +92,7 @@ final class RedisSemaphores {
 
     boolean release(Grant grant) {
         RedisKeys.SemaphoreKeys k = keys.semaphore(grant.name());
-        return asLong(eval(
+        return asLong(connection.evalOnSingleNode(
                         "release permits of",
                         grant.name(),
                         RedisScripts.SEM_RELEASE,
@@ -110,7 +109,7 @@ final class RedisSemaphores {
 
     int availablePermits(String name, int limit) {
         RedisKeys.SemaphoreKeys k = keys.semaphore(name);
-        List<?> reply = (List<?>) eval(
+        List<?> reply = (List<?>) connection.evalOnSingleNode(
                 "count the permits of", name, RedisScripts.SEM_AVAILABLE, 2, k.state(), k.expiries(), bytes(limit));
         if (asLong(reply.get(0)) == -1) {
             throw otherCount(name, asLong(reply.get(1)), limit);
@@ -120,16 +119,6 @@ final class RedisSemaphores {
 
     boolean awaitChange(String name, Duration timeout) throws InterruptedException {
         return waiting.awaitWake(name, keys.semaphore(name).wake(), timeout);
-    }
-
-    private Object eval(String op, String name, LuaScript script, int keyCount, byte[]... params) {
-        RedisNode node = connection.nodes().get(0);
-        try {
-            return node.eval(script, keyCount, params);
-        } catch (JedisException e) {
-            RedisErrors errors = connection.errors();
-            throw errors.unavailable(op, name, errors.describe(e), e, node.address());
-        }
     }
 
     private IllegalArgumentException otherCount(String name, long stored, int asked) {

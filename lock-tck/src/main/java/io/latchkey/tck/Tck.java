@@ -31,6 +31,18 @@ final class Tck {
     }
 
     /** Options with the TCK's short lease and no renewal: a grant that expires by itself. */
+    /**
+     * Asserts that {@code condition} holds now and for all of {@code during}; if it does not, fails with
+     * {@code otherwise} (what went wrong) rather than Awaitility's timeout.
+     */
+    static void staysTrue(Duration during, java.util.concurrent.Callable<Boolean> condition, String otherwise) {
+        try {
+            await(during.plusSeconds(5)).during(during).until(condition);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError(otherwise, e);
+        }
+    }
+
     static LockOptions expiring(TckContext tck) {
         return LockOptions.builder()
                 .lease(tck.settings().shortLease())

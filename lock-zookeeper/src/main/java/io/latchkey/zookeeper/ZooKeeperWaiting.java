@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -62,21 +63,7 @@ final class ZooKeeperWaiting {
      * a change (or a session change) came within the timeout.
      */
     boolean awaitChange(String parent, Duration timeout) throws Exception {
-        CountDownLatch wake = new CountDownLatch(1);
-        waiters.add(wake);
-        try {
-            List<String> queue;
-            try {
-                queue = LockPaths.contenders(curator.getChildren()
-                        .usingWatcher((Watcher) event -> wake.countDown())
-                        .forPath(parent));
-            } catch (KeeperException.NoNodeException free) {
-                return true;
-            }
-            return queue.isEmpty() || wake.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } finally {
-            waiters.remove(wake);
-        }
+        return watchQueue(parent, queue -> !queue.isEmpty(), timeout.toNanos());
     }
 
     /**
@@ -85,6 +72,14 @@ final class ZooKeeperWaiting {
      * with {@code seen}: a change between the caller's read and the watch returns at once instead of being missed.
      */
     void awaitQueueChange(String parent, List<String> seen, long nanos) throws Exception {
+        watchQueue(parent, seen::equals, nanos);
+    }
+
+    /**
+     * Reads the queue under {@code parent} with a children watch and sleeps on it while {@code sleepIf} holds for
+     * what was read: true if it did not hold (or the parent is gone), else whether a change came within {@code nanos}.
+     */
+    private boolean watchQueue(String parent, Predicate<List<String>> sleepIf, long nanos) throws Exception {
         CountDownLatch wake = new CountDownLatch(1);
         waiters.add(wake);
         try {
@@ -94,11 +89,9 @@ final class ZooKeeperWaiting {
                         .usingWatcher((Watcher) event -> wake.countDown())
                         .forPath(parent));
             } catch (KeeperException.NoNodeException gone) {
-                return;
+                return true;
             }
-            if (queue.equals(seen)) {
-                wake.await(nanos, TimeUnit.NANOSECONDS);
-            }
+            return !sleepIf.test(queue) || wake.await(nanos, TimeUnit.NANOSECONDS);
         } finally {
             waiters.remove(wake);
         }

@@ -27,7 +27,7 @@ final class FlawedReadWrite extends DecoratedMemoryBackend {
         NO_WRITER_PREFERENCE,
         /** withdraw() does nothing: a writer that gave up keeps new readers out until its intent expires. */
         INTENT_LEAK,
-        /** downgrade() releases the write grant, lets waiters in for a moment, then takes a read grant: a gap. */
+        /** downgrade() releases the write grant, then asks for a read grant: a waiting writer gets in between. */
         DOWNGRADE_WITH_GAP,
         /** Stores nothing, grants everything. */
         GRANTS_EVERYTHING
@@ -90,13 +90,8 @@ final class FlawedReadWrite extends DecoratedMemoryBackend {
         if (flaw != ReadWriteFlaw.DOWNGRADE_WITH_GAP) {
             return store.downgrade(write, read);
         }
-        store.release(write);
-        try {
-            Thread.sleep(200); // the defect: the lock is free for this long, and a waiting writer takes it
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        AcquireResult r = store.tryAcquire(read);
+        store.release(write); // the defect: the lock is free, and the writer waiting for it is woken
+        AcquireResult r = store.tryAcquire(read); // busy: that writer's intent keeps new readers out
         return r instanceof Grant g ? g : fake(read);
     }
 
