@@ -8,7 +8,12 @@ import io.latchkey.spi.SemaphoreCounts;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -17,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 /*
  * One acquisition's view of the store: its parent, its owner marker, and the node it created (the acquire
- * protocol of ZooKeeperLockBackend: create, list, adopt, give up).
+ * protocol of ZooKeeperLockBackend: join (create + list in one round trip), list, adopt, give up).
  *
  * Idempotency. The owner id is in the node name. If a create's reply is lost (and Curator's retry makes a
  * second node, or the core retries the same owner later), the next listing shows several nodes with the
@@ -58,27 +63,83 @@ final class AcquireAttempt {
         orphans.claim(request.owner()); // a leftover of an earlier attempt of this owner is ours to handle
     }
 
-    ContenderNode create() throws Exception {
-        Stat stat = new Stat();
+    /**
+     * Joins the queue: creates this attempt's node and lists the queue in one round trip. Both requests leave
+     * before either reply, and ZooKeeper answers one session's requests in the order they were sent, so the
+     * listing is taken after the create. If the listing does not show the node (the parent had to be made first,
+     * or the requests were queued apart while the connection was down), the queue is listed again on its own.
+     */
+    Queue join() throws Exception {
         created = null;
-        String path = curator.create()
-                .storingStatIn(stat)
+        CompletableFuture<CuratorEvent> made = new CompletableFuture<>();
+        CompletableFuture<CuratorEvent> listed = new CompletableFuture<>();
+        curator.create()
                 .creatingParentContainersIfNeeded()
                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                .inBackground((client, event) -> made.complete(event))
                 .forPath(parent + "/" + marker, request.owner().getBytes(StandardCharsets.UTF_8));
-        if (stat.getCzxid() == 0) {
-            stat = curator.checkExists().forPath(path); // defensive: a create that did not fill the Stat
+        curator.getChildren()
+                .inBackground((client, event) -> listed.complete(event))
+                .forPath(parent);
+        CuratorEvent reply = replyTo(made);
+        KeeperException.Code code = KeeperException.Code.get(reply.getResultCode());
+        if (code != KeeperException.Code.OK) {
+            throw KeeperException.create(code, parent + "/" + marker);
+        }
+        Stat stat = reply.getStat();
+        if (stat == null || stat.getCzxid() == 0) {
+            stat = curator.checkExists().forPath(reply.getName()); // defensive: a create that did not fill the Stat
             if (stat == null) {
-                throw new KeeperException.NoNodeException(path);
+                throw new KeeperException.NoNodeException(reply.getName());
             }
         }
-        created = new ContenderNode(path, parent, marker, stat.getCzxid(), stat.getEphemeralOwner());
-        return created;
+        created = new ContenderNode(reply.getName(), parent, marker, stat.getCzxid(), stat.getEphemeralOwner());
+        if (Thread.interrupted()) {
+            throw new InterruptedException(); // only now: the node is known, so giving up deletes it
+        }
+        CuratorEvent listing = replyTo(listed);
+        if (listing.getResultCode() == KeeperException.Code.OK.intValue()
+                && listing.getChildren().contains(created.nodeName())) {
+            return judge(created, listing.getChildren());
+        }
+        return list(created);
+    }
+
+    /**
+     * Waits for a background reply. Curator answers every background request, with an error code once its retry
+     * policy gives up; the bound only keeps a client with an unusual policy from hanging here forever. Waiting for
+     * the create's reply ignores interrupts (it is normally a few milliseconds away), so that the node it reports
+     * can be deleted by giveUp; the interrupt is kept for the caller.
+     */
+    private CuratorEvent replyTo(CompletableFuture<CuratorEvent> reply) throws Exception {
+        long bound = 2 * connection.timeoutNanos() + TimeUnit.SECONDS.toNanos(10);
+        boolean interrupted = false;
+        try {
+            for (; ; ) {
+                try {
+                    return reply.get(bound, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof Exception cause ? cause : e;
+                } catch (TimeoutException e) {
+                    throw new KeeperException.OperationTimeoutException();
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Lists the queue; adopts the earliest node of this owner and deletes its later duplicates. */
     Queue list(ContenderNode mine) throws Exception {
-        List<String> queue = LockPaths.contenders(curator.getChildren().forPath(parent));
+        return judge(mine, curator.getChildren().forPath(parent));
+    }
+
+    private Queue judge(ContenderNode mine, List<String> children) throws Exception {
+        List<String> queue = LockPaths.contenders(children);
         int first = -1;
         List<String> duplicates = null;
         for (int i = 0; i < queue.size(); i++) {

@@ -29,8 +29,9 @@ import org.apache.zookeeper.data.Stat;
  * container parent (created on first use; ZooKeeper deletes empty containers). The lowest sequence holds
  * the lock; a waiter watches only its predecessor (ZooKeeperWaiting), so one release wakes one waiter and the
  * queue is FIFO. The fencing token is the node's czxid, read from the create's Stat. Uncontended: create +
- * getChildren to acquire, delete to release. AcquireAttempt holds one acquisition's steps and its idempotency
- * rules; a release that failed hands the owner to the OrphanCleaner.
+ * getChildren to acquire, sent back to back so they take one round trip (AcquireAttempt.join); delete to
+ * release. AcquireAttempt holds one acquisition's steps and its idempotency rules; a release that failed hands
+ * the owner to the OrphanCleaner.
  *
  * Sessions. A grant is bound to the session that owns its node; HeldGrants counts its validity and reports
  * session losses. renew() is one exists() that proves both the node and the session again, and fails fast
@@ -117,8 +118,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
         AcquireAttempt a = new AcquireAttempt(connection, orphans, held, description, pathsFor(request), request);
         try {
             long start = System.nanoTime();
-            ContenderNode mine = a.create();
-            AcquireAttempt.Queue q = a.list(mine);
+            AcquireAttempt.Queue q = a.join();
             if (q.mine == null) {
                 // our node vanished between create and list (session lost): report as unavailable, the core retries
                 throw new KeeperException.SessionExpiredException();
@@ -148,16 +148,15 @@ public final class ZooKeeperLockBackend implements LockBackend {
         AcquireAttempt a = new AcquireAttempt(connection, orphans, held, description, pathsFor(request), request);
         try {
             long start = System.nanoTime();
-            ContenderNode mine = a.create();
+            AcquireAttempt.Queue q = a.join();
             for (; ; ) {
-                AcquireAttempt.Queue q = a.list(mine);
                 if (q.mine == null) {
                     // our node is gone (session expired, or removed by an operator): queue again at the end
                     start = System.nanoTime();
-                    mine = a.create();
+                    q = a.join();
                     continue;
                 }
-                mine = q.mine;
+                ContenderNode mine = q.mine;
                 a.refuseOtherCount(q);
                 if (q.isHolder()) {
                     return a.grant(mine, start);
@@ -174,6 +173,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
                     waiting.awaitQueueChange(mine.parent(), q.nodes, left);
                 }
                 start = System.nanoTime(); // the next list proves the grant; count validity from before it
+                q = a.list(mine);
             }
         } catch (InterruptedException e) {
             a.giveUpAfterInterrupt();

@@ -2,10 +2,12 @@ package io.latchkey.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
 import io.latchkey.zookeeper.fixtures.FourLetterWords;
+import io.latchkey.zookeeper.fixtures.ZkProxy;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServer;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServers;
 import java.time.Duration;
@@ -63,6 +65,29 @@ class ProtocolTest {
         long released = requests();
         assertThat(acquired - before).as("requests to acquire").isEqualTo(2);
         assertThat(released - acquired).as("requests to release").isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("§8 round trips: an acquisition's create and getChildren are in flight together (one round trip)")
+    void createAndListArePipelined() throws Exception {
+        try (ZkProxy proxy = new ZkProxy(host, port);
+                LockClient viaProxy =
+                        Latchkey.client(Clients.backend("zookeeper://" + proxy.connectString(), "60s", "5s"))) {
+            String name = "rt/pipelined/" + UUID.randomUUID();
+            DistributedReadWriteLock rw = viaProxy.readWriteLock(name);
+            viaProxy.lock(name).acquire(Duration.ofSeconds(5)).release(); // parents exist: no retried create
+            rw.readLock().acquire(Duration.ofSeconds(5)).release();
+            proxy.resetMostInFlight();
+            viaProxy.lock(name).acquire(Duration.ofSeconds(5)).release();
+            assertThat(proxy.mostInFlight())
+                    .as("requests in flight at once, exclusive acquire")
+                    .isEqualTo(2);
+            proxy.resetMostInFlight();
+            rw.readLock().tryAcquire().orElseThrow().release();
+            assertThat(proxy.mostInFlight())
+                    .as("requests in flight at once, read tryAcquire")
+                    .isEqualTo(2);
+        }
     }
 
     @Test
