@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,11 +23,13 @@ import org.slf4j.LoggerFactory;
  * Acquire and release as quorum rounds, the same code for one node (the quorum-of-one case, no executor)
  * and for Redlock over N nodes (quorum N/2+1):
  *
- * - acquire: the ACQUIRE script on every node in parallel; with a quorum of grants within the validity
+ * - acquire: the acquire script on every node in parallel; with a quorum of grants within the validity
  *   lease - elapsed - (clockDrift x lease + 2 ms), the token is the maximum counter over the quorum, written
  *   back (RAISE_FENCE) to the nodes of the quorum that lag before the grant is returned. A failed attempt is
  *   released on every node that might hold it. A busy answer reports the holder most nodes named.
  * - release: compare-and-delete on every node, which also wakes one waiter (RedisWaiting).
+ *
+ * The same rounds serve read-write locks (RedisReadWrite) with their own scripts (QuorumSteps).
  *
  * Both wait for every node (at most the per-node timeout), so that no request of theirs is still in flight
  * when they return: an acquire overtaken by the next release on another connection would leave an orphan,
@@ -63,20 +66,63 @@ final class RedisGrants {
         return Math.max(1, (long) Math.ceil(ttl / 1_000_000.0));
     }
 
+    /**
+     * The scripts one primitive sends in a quorum acquisition: its acquire (or downgrade) script, the fence
+     * write-back, and the give-back of a failed attempt.
+     */
+    interface QuorumSteps {
+        AcquireReply acquire(RedisNode node);
+
+        /** Writes the quorum's token back to a node that granted a lower one; false if it no longer holds it. */
+        boolean raise(RedisNode node, long token);
+
+        /** Gives back what the attempt may hold on the node (by owner: its token there may be unknown). */
+        void giveBack(RedisNode node);
+    }
+
     AcquireResult tryAcquire(AcquireRequest request) {
-        String name = request.name();
-        RedisKeys.NameKeys k = keys.of(name);
+        RedisKeys.NameKeys k = keys.of(request.name());
         byte[] owner = utf8(request.owner());
+        byte[] ttlMs = bytes(storeTtlMillis(request.lease().toNanos()));
+        return acquire("acquire", request, new QuorumSteps() {
+            @Override
+            public AcquireReply acquire(RedisNode n) {
+                return AcquireReply.parse(
+                        n.eval(RedisScripts.ACQUIRE, 3, k.lock(), k.fence(), k.waiting(), owner, ttlMs));
+            }
+
+            @Override
+            public boolean raise(RedisNode n, long token) {
+                return asLong(n.eval(RedisScripts.RAISE_FENCE, 2, k.lock(), k.fence(), owner, bytes(token))) == 1;
+            }
+
+            @Override
+            public void giveBack(RedisNode n) {
+                n.eval(
+                        RedisScripts.RELEASE,
+                        3,
+                        k.lock(),
+                        k.wake(),
+                        k.waiting(),
+                        owner,
+                        RedisWaiting.WAKE_TTL_MS,
+                        RedisWaiting.WAKE_IF_HELD);
+            }
+        });
+    }
+
+    /**
+     * One quorum acquisition of {@code request}'s grant (see the class comment): a grant of {@code request.kind()},
+     * a Busy when the store refused, or an exception when too few nodes answered.
+     */
+    AcquireResult acquire(String op, AcquireRequest request, QuorumSteps steps) {
+        String name = request.name();
         long leaseNanos = request.lease().toNanos();
-        byte[] ttlMs = bytes(storeTtlMillis(leaseNanos));
         int quorum = connection.quorum();
         long start = System.nanoTime();
         long validUntil = start + leaseNanos;
-        NodeRound.Replies<AcquireReply> replies = connection.round(
-                connection.nodes(),
-                n -> AcquireReply.parse(
-                        n.eval(RedisScripts.ACQUIRE, 3, k.lock(), k.fence(), k.waiting(), owner, ttlMs)),
-                start + connection.timeoutNanos());
+        NodeRound.Replies<AcquireReply> replies =
+                connection.round(connection.nodes(), steps::acquire, start + connection.timeoutNanos());
         String failure;
         if (replies.count(AcquireReply::granted) >= quorum) {
             long token = Long.MIN_VALUE;
@@ -85,9 +131,9 @@ final class RedisGrants {
                     token = Math.max(token, replies.value(i).token());
                 }
             }
-            failure = raiseFence(k, owner, token, replies);
+            failure = raiseFence(steps, token, replies);
             if (failure == null && System.nanoTime() - validUntil < 0) {
-                return new Grant(name, request.owner(), token, validUntil, null);
+                return new Grant(name, request.owner(), token, validUntil, null, request.kind());
             }
             if (failure == null) {
                 failure = "the quorum was reached after " + NodeRound.millis(System.nanoTime() - start)
@@ -96,7 +142,7 @@ final class RedisGrants {
         } else {
             failure = null;
         }
-        releaseAfterFailure(k, owner, replies);
+        releaseAfterFailure(steps, replies);
         if (failure == null) {
             Busy busy = busy(replies);
             if (busy != null) {
@@ -104,11 +150,11 @@ final class RedisGrants {
             }
             failure = errors.summary(replies, quorum + " grants needed");
         }
-        throw errors.unavailable("acquire", name, failure, replies);
+        throw errors.unavailable(op, name, failure, replies);
     }
 
     /** Redlock fencing: the nodes of the quorum that lag get the maximum; null when done, else why not. */
-    private String raiseFence(RedisKeys.NameKeys k, byte[] owner, long token, NodeRound.Replies<AcquireReply> replies) {
+    private String raiseFence(QuorumSteps steps, long token, NodeRound.Replies<AcquireReply> replies) {
         int quorum = connection.quorum();
         List<RedisNode> lagging = new ArrayList<>();
         int atMax = 0;
@@ -125,11 +171,8 @@ final class RedisGrants {
             return null; // every node of the quorum already has the maximum
         }
         int needed = quorum - atMax;
-        byte[] tokenBytes = bytes(token);
-        NodeRound.Replies<Boolean> raised = connection.round(
-                lagging,
-                n -> asLong(n.eval(RedisScripts.RAISE_FENCE, 2, k.lock(), k.fence(), owner, tokenBytes)) == 1,
-                System.nanoTime() + connection.timeoutNanos());
+        NodeRound.Replies<Boolean> raised =
+                connection.round(lagging, n -> steps.raise(n, token), System.nanoTime() + connection.timeoutNanos());
         if (raised.count(Boolean::booleanValue) >= needed) {
             return null;
         }
@@ -142,7 +185,7 @@ final class RedisGrants {
      * answer, so that no minority is left blocking the next quorum. One node: only a grant it refuses (too
      * late); after an error the core retries with the same owner id and recognises a grant the server made.
      */
-    private void releaseAfterFailure(RedisKeys.NameKeys k, byte[] owner, NodeRound.Replies<AcquireReply> replies) {
+    private void releaseAfterFailure(QuorumSteps steps, NodeRound.Replies<AcquireReply> replies) {
         List<RedisNode> maybeHeld = new ArrayList<>();
         for (int i = 0; i < replies.size(); i++) {
             if ((!replies.ok(i) && connection.redlock())
@@ -153,17 +196,12 @@ final class RedisGrants {
         if (maybeHeld.isEmpty()) {
             return;
         }
-        NodeRound.Replies<Long> released = connection.round(
+        NodeRound.Replies<Boolean> released = connection.round(
                 maybeHeld,
-                n -> asLong(n.eval(
-                        RedisScripts.RELEASE,
-                        3,
-                        k.lock(),
-                        k.wake(),
-                        k.waiting(),
-                        owner,
-                        RedisWaiting.WAKE_TTL_MS,
-                        RedisWaiting.WAKE_IF_HELD)),
+                n -> {
+                    steps.giveBack(n);
+                    return true;
+                },
                 System.nanoTime() + connection.timeoutNanos());
         if (released.failures() > 0 && log.isDebugEnabled()) {
             log.debug(
@@ -199,9 +237,8 @@ final class RedisGrants {
         RedisKeys.NameKeys k = keys.of(grant.name());
         byte[] owner = utf8(grant.owner());
         byte[] wakeMode = waiting.releaseWakeMode();
-        int quorum = connection.quorum();
-        NodeRound.Replies<Long> replies = connection.round(
-                connection.nodes(),
+        return release(
+                grant.name(),
                 node -> asLong(node.eval(
                         RedisScripts.RELEASE,
                         3,
@@ -210,15 +247,23 @@ final class RedisGrants {
                         k.waiting(),
                         owner,
                         RedisWaiting.WAKE_TTL_MS,
-                        wakeMode)),
-                System.nanoTime() + connection.timeoutNanos());
+                        wakeMode)));
+    }
+
+    /**
+     * {@code release} (1: released, else not held) on every node: true with a quorum of releases, false when so
+     * many nodes did not hold it that no quorum could have, else an exception.
+     */
+    boolean release(String name, Function<RedisNode, Long> release) {
+        int quorum = connection.quorum();
+        NodeRound.Replies<Long> replies =
+                connection.round(connection.nodes(), release, System.nanoTime() + connection.timeoutNanos());
         if (replies.count(v -> v == 1) >= quorum) {
             return true;
         }
         if (replies.count(v -> v != 1) > connection.nodes().size() - quorum) {
             return false;
         }
-        throw errors.unavailable(
-                "release", grant.name(), errors.summary(replies, quorum + " releases needed"), replies);
+        throw errors.unavailable("release", name, errors.summary(replies, quorum + " releases needed"), replies);
     }
 }

@@ -53,6 +53,10 @@ import redis.clients.jedis.UnifiedJedis;
  * written back to the nodes that lag before the grant is returned. A failed attempt is released on every
  * node that might hold it.
  *
+ * <p>Read-write locks use the same rounds with their own scripts, on one node and on Redlock (see
+ * RedisReadWrite for why a quorum read-write lock is as safe as Redlock's lock). Semaphores are offered on one
+ * node only: a permit counted by a quorum does not bound the permits held across the fleet.
+ *
  * <p>Acquire and release wait for every node (at most the per-node timeout), so that no request of
  * theirs is still in flight when they return: an acquire overtaken by the next release on another
  * connection would leave an orphan, and a release still in flight would make the next acquire see a
@@ -75,9 +79,9 @@ public final class RedisLockBackend implements LockBackend {
             Capability.LISTING,
             Capability.SEMAPHORE,
             Capability.READ_WRITE));
-    /** Redlock: no semaphores (see RedisSemaphores.REDLOCK_REFUSAL). */
+    /** Redlock: no semaphores (see RedisSemaphores.REDLOCK_REFUSAL); read-write locks by quorum (RedisReadWrite). */
     private static final Set<Capability> REDLOCK_CAPABILITIES = Collections.unmodifiableSet(
-            EnumSet.of(Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING));
+            EnumSet.of(Capability.NATIVE_WAIT, Capability.SERVER_CLOCK, Capability.LISTING, Capability.READ_WRITE));
 
     private final RedisConnection connection;
     private final RedisGrants grants;
@@ -95,7 +99,7 @@ public final class RedisLockBackend implements LockBackend {
         this.renewal = new RedisRenewal(connection, keys, grants);
         this.inspection = new RedisInspection(connection, keys);
         this.semaphores = new RedisSemaphores(connection, keys, grants, waiting);
-        this.readWrite = new RedisReadWrite(connection, keys, grants, waiting);
+        this.readWrite = new RedisReadWrite(connection, keys, grants, renewal, waiting);
     }
 
     // ------------------------------------------------------------------ construction
@@ -260,7 +264,6 @@ public final class RedisLockBackend implements LockBackend {
         }
         return switch (capability) {
             case SEMAPHORE -> RedisSemaphores.REDLOCK_REFUSAL;
-            case READ_WRITE -> RedisReadWrite.REDLOCK_REFUSAL;
             default -> null;
         };
     }
@@ -299,7 +302,7 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public Grant downgrade(Grant write, AcquireRequest read) {
-        return readWrite.downgrade(write, read); // only a single node makes write grants (Redlock refuses them)
+        return readWrite.downgrade(write, read);
     }
 
     @Override

@@ -4,41 +4,55 @@ import static io.latchkey.redis.RedisScripts.asLong;
 import static io.latchkey.redis.RedisScripts.bytes;
 import static io.latchkey.redis.RedisScripts.utf8;
 
+import io.latchkey.redis.RedisScripts.AcquireReply;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
-import io.latchkey.spi.Busy;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.RenewResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 
 /*
- * Read-write locks on one Redis node: one script per operation (RedisScripts.RW_*), so acquire + release is two
- * round trips, as for a lock. Writer preference: a writer that finds the lock busy records its intent (until its
- * lease) and new readers wait while one lives; the core withdraws it when the writer gives up.
+ * Read-write locks: one script per operation (ReadWriteScripts), so acquire + release is two round trips on one
+ * node, as for a lock. Writer preference: a writer that finds the lock busy records its intent (until its lease)
+ * and new readers wait while one lives; the core withdraws it when the writer gives up.
  *
- * Redlock does not offer them yet (REDLOCK_REFUSAL): a quorum read-write lock can be made as safe as Redlock (any
- * reader quorum and any writer quorum share a node, which refuses one of them), but it is not built.
+ * Redlock. Each step is a quorum round of the same scripts (RedisGrants.acquire, RedisRenewal, RedisGrants.release),
+ * and it is as safe as Redlock's lock: any reader quorum and any writer quorum share a node, and that node refuses
+ * one of them, so a writer never holds while a reader (or another writer) holds. The token is the maximum over the
+ * quorum, written back (RAISE_FENCE) to the nodes of the quorum that granted less, so the next quorum, which shares
+ * a node with this one, counts on from it. A failed attempt gives back its grant by owner (token '*') on every node
+ * that may hold it. Writer preference holds per node: a waiting writer's intent keeps readers out of the nodes that
+ * refused it, which a reader quorum cannot avoid once a quorum of nodes refused the writer. A downgrade is a quorum
+ * round too; where it fails short of a quorum, the read grants it made are given back and the core releases the
+ * write grant, so the caller holds nothing.
  *
- * Stateless and thread-safe: every call borrows its own pooled connection.
+ * Stateless and thread-safe: every call borrows its own pooled connections.
  */
 final class RedisReadWrite {
-    static final String REDLOCK_REFUSAL = "read-write locks over Redlock are not built yet (a reader quorum and a"
-            + " writer quorum would share a node, so it can be made as safe as Redlock); use redis:// for them";
     private static final byte[] READ = "r".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] WRITE = "w".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] ANY_TOKEN = "*".getBytes(StandardCharsets.US_ASCII);
 
     private final RedisConnection connection;
     private final RedisKeys keys;
     private final RedisGrants grants;
+    private final RedisRenewal renewal;
     private final RedisWaiting waiting;
 
-    RedisReadWrite(RedisConnection connection, RedisKeys keys, RedisGrants grants, RedisWaiting waiting) {
+    RedisReadWrite(
+            RedisConnection connection,
+            RedisKeys keys,
+            RedisGrants grants,
+            RedisRenewal renewal,
+            RedisWaiting waiting) {
         this.connection = connection;
         this.keys = keys;
         this.grants = grants;
+        this.renewal = renewal;
         this.waiting = waiting;
     }
 
@@ -48,113 +62,154 @@ final class RedisReadWrite {
 
     AcquireResult tryAcquire(AcquireRequest request) {
         RedisKeys.ReadWriteKeys k = keys.readWrite(request.name());
-        long start = System.nanoTime();
-        List<?> reply = (List<?>) connection.evalOnSingleNode(
+        byte[] owner = utf8(request.owner());
+        byte[] ttl = bytes(grants.storeTtlMillis(request.lease().toNanos()));
+        byte[] side = side(request.kind());
+        return grants.acquire(
                 "acquire",
-                request.name(),
-                RedisScripts.RW_ACQUIRE,
-                4,
-                k.state(),
-                k.readers(),
-                k.intents(),
-                k.waiting(),
-                utf8(request.owner()),
-                bytes(grants.storeTtlMillis(request.lease().toNanos())),
-                side(request.kind()));
-        if (asLong(reply.get(0)) == 1) {
-            return new Grant(
-                    request.name(),
-                    request.owner(),
-                    asLong(reply.get(1)),
-                    start + request.lease().toNanos(),
-                    null,
-                    request.kind());
-        }
-        return Busy.UNKNOWN;
+                request,
+                steps(
+                        k,
+                        owner,
+                        side,
+                        n -> n.eval(
+                                ReadWriteScripts.ACQUIRE,
+                                4,
+                                k.state(),
+                                k.readers(),
+                                k.intents(),
+                                k.waiting(),
+                                owner,
+                                ttl,
+                                side)));
     }
 
     RenewResult renew(Grant grant, Duration lease) {
         RedisKeys.ReadWriteKeys k = keys.readWrite(grant.name());
-        long start = System.nanoTime();
-        long renewed = asLong(connection.evalOnSingleNode(
-                "renew",
+        byte[] owner = utf8(grant.owner());
+        byte[] token = bytes(grant.fencingToken());
+        byte[] ttl = bytes(grants.storeTtlMillis(lease.toNanos()));
+        byte[] side = side(grant.kind());
+        return renewal.renew(
                 grant.name(),
-                RedisScripts.RW_RENEW,
-                3,
-                k.state(),
-                k.readers(),
-                k.intents(),
-                utf8(grant.owner()),
-                bytes(grant.fencingToken()),
-                bytes(grants.storeTtlMillis(lease.toNanos())),
-                side(grant.kind())));
-        return renewed == 1 ? RenewResult.renewed(start + lease.toNanos()) : RenewResult.notHeld();
+                lease,
+                n -> asLong(n.eval(
+                        ReadWriteScripts.RENEW, 3, k.state(), k.readers(), k.intents(), owner, token, ttl, side)));
     }
 
     boolean release(Grant grant) {
-        RedisKeys.ReadWriteKeys k = keys.readWrite(grant.name());
-        return asLong(connection.evalOnSingleNode(
-                        "release",
-                        grant.name(),
-                        RedisScripts.RW_RELEASE,
-                        5,
-                        k.state(),
-                        k.readers(),
+        return grants.release(
+                grant.name(),
+                releaseOn(
+                        keys.readWrite(grant.name()),
+                        utf8(grant.owner()),
+                        bytes(grant.fencingToken()),
+                        side(grant.kind())));
+    }
+
+    /** The write grant becomes {@code read}'s grant; null if the store no longer held the write grant. */
+    Grant downgrade(Grant write, AcquireRequest read) {
+        RedisKeys.ReadWriteKeys k = keys.readWrite(write.name());
+        byte[] writer = utf8(write.owner());
+        byte[] writeToken = bytes(write.fencingToken());
+        byte[] reader = utf8(read.owner());
+        byte[] ttl = bytes(grants.storeTtlMillis(read.lease().toNanos()));
+        AcquireResult r = grants.acquire(
+                "downgrade",
+                read,
+                steps(
+                        k,
+                        reader,
+                        READ,
+                        n -> n.eval(
+                                ReadWriteScripts.DOWNGRADE,
+                                5,
+                                k.state(),
+                                k.readers(),
+                                k.intents(),
+                                k.wake(),
+                                k.waiting(),
+                                writer,
+                                writeToken,
+                                reader,
+                                ttl,
+                                RedisWaiting.WAKE_TTL_MS)));
+        return r instanceof Grant g ? g : null; // refused: the write grant was gone
+    }
+
+    /** A writer that gave up: its intent goes from every node, so readers may go on. */
+    void withdraw(AcquireRequest request) {
+        RedisKeys.ReadWriteKeys k = keys.readWrite(request.name());
+        byte[] owner = utf8(request.owner());
+        NodeRound.Replies<Object> replies = connection.round(
+                connection.nodes(),
+                n -> n.eval(
+                        ReadWriteScripts.WITHDRAW,
+                        3,
                         k.intents(),
                         k.wake(),
                         k.waiting(),
-                        utf8(grant.owner()),
-                        bytes(grant.fencingToken()),
-                        side(grant.kind()),
-                        RedisWaiting.WAKE_TTL_MS))
-                == 1;
+                        owner,
+                        RedisWaiting.WAKE_TTL_MS),
+                System.nanoTime() + connection.timeoutNanos());
+        if (replies.failures() == replies.size()) {
+            RedisErrors errors = connection.errors();
+            throw errors.unavailable(
+                    "withdraw the waiting writer of", request.name(), errors.summary(replies, "any node"), replies);
+        }
     }
 
-    Grant downgrade(Grant write, AcquireRequest read) {
-        RedisKeys.ReadWriteKeys k = keys.readWrite(write.name());
-        long start = System.nanoTime();
-        List<?> reply = (List<?>) connection.evalOnSingleNode(
-                "downgrade",
-                write.name(),
-                RedisScripts.RW_DOWNGRADE,
+    boolean awaitChange(String name, Duration timeout) throws InterruptedException {
+        return waiting.awaitWake(name, keys.readWrite(name).wake(), timeout);
+    }
+
+    /** A quorum acquisition whose per-node step is {@code acquire} (a reply {1, token} or {0}). */
+    private RedisGrants.QuorumSteps steps(
+            RedisKeys.ReadWriteKeys k, byte[] owner, byte[] side, Function<RedisNode, Object> acquire) {
+        return new RedisGrants.QuorumSteps() {
+            @Override
+            public AcquireReply acquire(RedisNode node) {
+                List<?> reply = (List<?>) acquire.apply(node);
+                return asLong(reply.get(0)) == 1
+                        ? new AcquireReply(true, asLong(reply.get(1)), -1, null)
+                        : new AcquireReply(false, -1, -1, null);
+            }
+
+            @Override
+            public boolean raise(RedisNode node, long token) {
+                return asLong(node.eval(
+                                ReadWriteScripts.RAISE_FENCE,
+                                3,
+                                k.state(),
+                                k.readers(),
+                                k.intents(),
+                                owner,
+                                bytes(token),
+                                side))
+                        == 1;
+            }
+
+            @Override
+            public void giveBack(RedisNode node) {
+                long unused = releaseOn(k, owner, ANY_TOKEN, side).apply(node); // 0 if it held nothing there
+            }
+        };
+    }
+
+    private Function<RedisNode, Long> releaseOn(RedisKeys.ReadWriteKeys k, byte[] owner, byte[] token, byte[] side) {
+        byte[] wakeMode = waiting.releaseWakeMode();
+        return n -> asLong(n.eval(
+                ReadWriteScripts.RELEASE,
                 5,
                 k.state(),
                 k.readers(),
                 k.intents(),
                 k.wake(),
                 k.waiting(),
-                utf8(write.owner()),
-                bytes(write.fencingToken()),
-                utf8(read.owner()),
-                bytes(grants.storeTtlMillis(read.lease().toNanos())),
-                RedisWaiting.WAKE_TTL_MS);
-        if (asLong(reply.get(0)) != 1) {
-            return null;
-        }
-        return new Grant(
-                read.name(),
-                read.owner(),
-                asLong(reply.get(1)),
-                start + read.lease().toNanos(),
-                null,
-                read.kind());
-    }
-
-    void withdraw(AcquireRequest request) {
-        RedisKeys.ReadWriteKeys k = keys.readWrite(request.name());
-        connection.evalOnSingleNode(
-                "withdraw the waiting writer of",
-                request.name(),
-                RedisScripts.RW_WITHDRAW,
-                3,
-                k.intents(),
-                k.wake(),
-                k.waiting(),
-                utf8(request.owner()),
-                RedisWaiting.WAKE_TTL_MS);
-    }
-
-    boolean awaitChange(String name, Duration timeout) throws InterruptedException {
-        return waiting.awaitWake(name, keys.readWrite(name).wake(), timeout);
+                owner,
+                token,
+                side,
+                RedisWaiting.WAKE_TTL_MS,
+                wakeMode));
     }
 }

@@ -8,13 +8,15 @@ import io.latchkey.LockLoss;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.RenewResult;
 import java.time.Duration;
+import java.util.function.Function;
 
 /*
  * Renewal: compare-and-pexpire (RedisScripts.RENEW) on every node; the grant stands with a quorum of
  * renewals within the new lease's validity. Unlike acquire and release, a renewal returns as soon as a
  * quorum has renewed (or so many refused that no quorum can): a slow node must not eat into the lease.
  * A refusal from nodes whose fence counter is gone too means the store lost its data (a restart without
- * persistence, FLUSHALL), reported as RENEWAL_FAILED rather than as a plain "not held".
+ * persistence, FLUSHALL), reported as RENEWAL_FAILED rather than as a plain "not held". Read-write grants are
+ * renewed by the same rounds with their own script (RedisReadWrite).
  *
  * Concurrency design. Stateless apart from final fields, so thread-safe; the core calls it from its
  * renewal scheduler, and each round's replies are a snapshot (NodeRound).
@@ -34,12 +36,23 @@ final class RedisRenewal {
         RedisKeys.NameKeys k = keys.of(grant.name());
         byte[] owner = utf8(grant.owner());
         byte[] ttlMs = bytes(grants.storeTtlMillis(lease.toNanos()));
+        return renew(
+                grant.name(),
+                lease,
+                node -> asLong(node.eval(RedisScripts.RENEW, 2, k.lock(), k.fence(), owner, ttlMs)));
+    }
+
+    /**
+     * {@code renew} (1: renewed, 0: not held, -1: not held and the store lost its data) on every node, until a
+     * quorum renewed or so many refused that none can.
+     */
+    RenewResult renew(String name, Duration lease, Function<RedisNode, Long> renew) {
         int n = connection.nodes().size();
         int quorum = connection.quorum();
         long start = System.nanoTime();
         NodeRound.Replies<Long> replies = connection.round(
                 connection.nodes(),
-                node -> asLong(node.eval(RedisScripts.RENEW, 2, k.lock(), k.fence(), owner, ttlMs)),
+                renew,
                 start + connection.timeoutNanos(),
                 r -> r.count(v -> v == 1) >= quorum || r.count(v -> v != 1) > n - quorum);
         long validUntil = start + lease.toNanos();
@@ -50,7 +63,7 @@ final class RedisRenewal {
             }
             throw errors.unavailable(
                     "renew",
-                    grant.name(),
+                    name,
                     "the quorum renewed after " + NodeRound.millis(System.nanoTime() - start)
                             + " ms, past the validity of the lease " + lease,
                     null,
@@ -61,6 +74,6 @@ final class RedisRenewal {
             boolean dataLost = replies.count(v -> v == -1) == gone;
             return dataLost ? RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED) : RenewResult.notHeld();
         }
-        throw errors.unavailable("renew", grant.name(), errors.summary(replies, quorum + " renewals needed"), replies);
+        throw errors.unavailable("renew", name, errors.summary(replies, quorum + " renewals needed"), replies);
     }
 }

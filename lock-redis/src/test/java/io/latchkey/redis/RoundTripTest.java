@@ -3,6 +3,7 @@ package io.latchkey.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.DistributedLock;
+import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
@@ -164,6 +165,42 @@ class RoundTripTest {
                 Awaitility.await()
                         .atMost(Duration.ofSeconds(2))
                         .until(() -> proxies.stream().allMatch(p -> p.commands() == 2));
+            }
+        } finally {
+            proxies.forEach(RespProxy::close);
+        }
+    }
+
+    @Test
+    @DisplayName("read-write locks: 2 commands per read or write cycle on one node, 2 parallel rounds on Redlock-3")
+    void readWrite_twoCommandsPerCycleOnEachNode() {
+        List<RespProxy> proxies = new ArrayList<>();
+        try {
+            StringBuilder uri = new StringBuilder("redlock://");
+            for (RunningServer s : servers) {
+                RespProxy p = RespProxy.start(s.endpoint().host(), s.endpoint().port());
+                proxies.add(p);
+                uri.append(proxies.size() == 1 ? "" : ",").append("127.0.0.1:").append(p.port());
+            }
+            try (LockClient single = Latchkey.connect(
+                            "redis://127.0.0.1:" + proxies.get(0).port());
+                    LockClient quorum = Latchkey.connect(uri.toString())) {
+                for (LockClient client : List.of(single, quorum)) {
+                    DistributedReadWriteLock rw = client.readWriteLock(uniqueName());
+                    cycles(rw.readLock(), 2);
+                    cycles(rw.writeLock(), 2);
+                    proxies.forEach(RespProxy::resetCount);
+                    cycles(rw.readLock(), CYCLES);
+                    cycles(rw.writeLock(), CYCLES);
+                    int nodes = client == single ? 1 : 3;
+                    for (int i = 0; i < nodes; i++) {
+                        assertThat(proxies.get(i).commands())
+                                .as(
+                                        "%s: commands to node %d: %s",
+                                        client, i, proxies.get(i).commandNames())
+                                .isEqualTo(4L * CYCLES);
+                    }
+                }
             }
         } finally {
             proxies.forEach(RespProxy::close);
