@@ -24,6 +24,13 @@ public interface LockListener {
     /** The lease was renewed. */
     default void renewed(String name, long fencingToken) {}
 
+    /**
+     * A renewal could not reach the store ({@code reason}, e.g. a {@link BackendUnavailableException}). The lock is
+     * still held until its validity runs out; the watchdog retries, and {@link #lost} follows if it never succeeds.
+     * A renewal the store refuses because the grant is gone is a loss, not a failed renewal.
+     */
+    default void renewalFailed(String name, long fencingToken, Throwable reason) {}
+
     /** The lock was lost. */
     default void lost(LockLoss loss) {}
 }

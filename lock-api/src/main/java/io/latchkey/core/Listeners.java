@@ -52,6 +52,12 @@ final class Listeners {
         }
     }
 
+    void renewalFailed(String name, long token, Throwable reason) {
+        if (!listeners.isEmpty()) {
+            each(l -> l.renewalFailed(name, token, reason));
+        }
+    }
+
     void lost(LockLoss loss) {
         if (!listeners.isEmpty()) {
             each(l -> l.lost(loss));

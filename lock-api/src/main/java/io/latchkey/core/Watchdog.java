@@ -110,6 +110,9 @@ final class Watchdog {
         } catch (Error e) {
             markLostAtOnce("renewal", e);
             throw e;
+        } catch (RuntimeException e) {
+            client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
+            throw e;
         }
         return applyRenewal(result, start, false, isCut(capped, lease));
     }
@@ -155,6 +158,7 @@ final class Watchdog {
             } finally {
                 held.stateLock.unlock();
             }
+            client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
             return;
         }
         applyRenewal(result, start, true, isCut(lease, options.lease()));
