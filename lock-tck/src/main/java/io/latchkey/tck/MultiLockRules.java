@@ -24,6 +24,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -90,6 +91,9 @@ public interface MultiLockRules extends TckRules {
                                     for (String name : set) {
                                         detectors.get(name).enter(id);
                                     }
+                                    // hold a moment: without it, a store that grants everything can get through
+                                    // 120 sections on 2 cores without two of them ever meeting
+                                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                                     for (String name : set) {
                                         registers.get(name).increment();
                                         expected.get(name).incrementAndGet();
@@ -105,10 +109,14 @@ public interface MultiLockRules extends TckRules {
                             failure.compareAndSet(null, e);
                         }
                     },
-                    java.util.concurrent.Executors.newSingleThreadExecutor()));
+                    executor));
         }
-        CompletableFuture.allOf(threads.toArray(CompletableFuture[]::new))
-                .get(timeout().multipliedBy(rounds).toMillis(), TimeUnit.MILLISECONDS);
+        try {
+            CompletableFuture.allOf(threads.toArray(CompletableFuture[]::new))
+                    .get(timeout().multipliedBy(rounds).toMillis(), TimeUnit.MILLISECONDS);
+        } finally {
+            executor.shutdownNow();
+        }
         if (failure.get() instanceof LockTimeoutException timeout) {
             throw new AssertionError(
                     "a lockAll waited past its budget while others held parts of its set"

@@ -129,6 +129,16 @@ class RecipeSelfTest {
     }
 
     @Test
+    @DisplayName("a store that grants everything is caught by the crossed-orders rule: holders overlap")
+    void crossedOrdersCatchAStoreThatGrantsEverything(TestReporter reporter) {
+        Events tests = run(FlawedSubjects.GrantsEverything.class, CROSSED);
+        assertThat(failureOf(tests, CROSSED, reporter))
+                .isInstanceOf(AssertionError.class)
+                .message()
+                .containsAnyOf("overlap on", "lost updates on");
+    }
+
+    @Test
     @DisplayName("a multi-lock keeping its parts after a timeout is caught by the all-or-nothing rule")
     void multiLockKeepingPartsIsCaught(TestReporter reporter) {
         Events tests = run(RecipeSubjects.MultiLockKeepingPartsOnTimeout.class, ALL_OR_NOTHING);
