@@ -67,11 +67,36 @@ public interface DistributionRules extends TckRules {
         return d.start();
     }
 
+    /**
+     * As below, failing at once when {@code tracker} sees an item held twice: a distributor that double-holds is broken
+     * whatever spread it reaches, and waiting out {@code within} would only make it fail slowly.
+     */
+    private static void awaitSpread(
+            List<WorkDistributor> instances, int items, int most, Duration within, ItemTracker tracker) {
+        awaitSpread(instances, items, most, within, () -> String.valueOf(tracker.violations()), () -> {
+            List<String> violations = tracker.violations();
+            if (!violations.isEmpty()) {
+                throw new AssertionError("while waiting for an even spread of " + items + " items: " + violations);
+            }
+        });
+    }
+
     /** Waits until every item is held by one of {@code instances}, each holding at most {@code most}. */
     private static void awaitSpread(
             List<WorkDistributor> instances, int items, int most, Duration within, Supplier<String> context) {
+        awaitSpread(instances, items, most, within, context, () -> {});
+    }
+
+    private static void awaitSpread(
+            List<WorkDistributor> instances,
+            int items,
+            int most,
+            Duration within,
+            Supplier<String> context,
+            Runnable failFast) {
         try {
             Tck.await(within).pollInterval(Duration.ofMillis(20)).until(() -> {
+                failFast.run();
                 int total = 0;
                 for (WorkDistributor d : instances) {
                     int n = d.assigned().size();
@@ -127,7 +152,7 @@ public interface DistributionRules extends TckRules {
         for (int i = 0; i < 4; i++) {
             all.add(instance(group, items(12), 12, "i" + i, tracker));
         }
-        awaitSpread(all, 12, 3, timeout(), () -> String.valueOf(tracker.violations()));
+        awaitSpread(all, 12, 3, timeout(), tracker);
         assertEquals(Set.of("i0", "i1", "i2", "i3"), all.get(0).members());
         assertEquals(12, all.get(0).assignments().size(), "the store does not show every item held");
         assertNoDoubleHolds(tracker);
@@ -142,12 +167,12 @@ public interface DistributionRules extends TckRules {
         ItemTracker tracker = new ItemTracker();
         List<WorkDistributor> all =
                 List.of(instance(group, items(12), 4, "a", tracker), instance(group, items(12), 4, "b", tracker));
-        awaitSpread(all, 8, 4, timeout(), () -> String.valueOf(tracker.violations()));
+        awaitSpread(all, 8, 4, timeout(), tracker);
         // a few more rounds: nobody takes a ninth item
         Tck.await(timeout())
                 .pollDelay(Tck.renewing(tck()).renewInterval().multipliedBy(3))
                 .until(() -> true);
-        awaitSpread(all, 8, 4, Duration.ofMillis(100), () -> String.valueOf(tracker.violations()));
+        awaitSpread(all, 8, 4, Duration.ofMillis(100), tracker);
         assertNoDoubleHolds(tracker);
     }
 
@@ -166,10 +191,10 @@ public interface DistributionRules extends TckRules {
                 List.of(instance(group, items(12), 12, "s1", tracker), instance(group, items(12), 12, "s2", tracker));
         List<WorkDistributor> all = new ArrayList<>(survivors);
         all.add(victim);
-        awaitSpread(all, 12, 4, timeout(), () -> String.valueOf(tracker.violations()));
+        awaitSpread(all, 12, 4, timeout(), tracker);
         tracker.kill("victim"); // its work dies with it, as a crashed process's would
         tck().crash(doomed);
-        awaitSpread(survivors, 12, 6, timeout(), () -> String.valueOf(tracker.violations()));
+        awaitSpread(survivors, 12, 6, timeout(), tracker);
         assertNoDoubleHolds(tracker);
     }
 
@@ -184,10 +209,10 @@ public interface DistributionRules extends TckRules {
         for (int i = 0; i < 3; i++) {
             all.add(instance(group, items(12), 12, "c" + i, tracker));
         }
-        awaitSpread(all, 12, 4, timeout(), () -> String.valueOf(tracker.violations()));
+        awaitSpread(all, 12, 4, timeout(), tracker);
         Map<String, String> before = holders(all);
         all.add(instance(group, items(12), 12, "c3", tracker));
-        awaitSpread(all, 12, 3, timeout(), () -> String.valueOf(tracker.violations()));
+        awaitSpread(all, 12, 3, timeout(), tracker);
         Map<String, String> joined = holders(all);
         int movedOnJoin = moved(before, joined);
         assertTrue(
@@ -195,7 +220,7 @@ public interface DistributionRules extends TckRules {
                 () -> movedOnJoin + " items moved when a 4th instance joined: " + before + " then " + joined);
         WorkDistributor leaving = all.remove(0);
         leaving.close();
-        awaitSpread(all, 12, 4, timeout(), () -> String.valueOf(tracker.violations()));
+        awaitSpread(all, 12, 4, timeout(), tracker);
         Map<String, String> left = holders(all);
         Map<String, String> stayed = new HashMap<>(joined);
         stayed.values().removeIf(holder -> holder.equals(leaving.instanceId()));
@@ -271,14 +296,14 @@ public interface DistributionRules extends TckRules {
         for (int i = 0; i < 10; i++) {
             all.add(instance(group, items, cap, "f" + i, tracker));
         }
-        awaitSpread(all, 100, 10, within, () -> String.valueOf(tracker.violations()));
+        awaitSpread(all, 100, 10, within, tracker);
         long coldStart = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
 
         Map<String, String> before = holders(all);
         WorkDistributor leaving = all.remove(all.size() - 1);
         long t1 = System.nanoTime();
         leaving.close();
-        awaitSpread(all, 100, 12, within, () -> String.valueOf(tracker.violations()));
+        awaitSpread(all, 100, 12, within, tracker);
         long leaveMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t1);
         Map<String, String> afterLeave = holders(all);
         Map<String, String> stayed = new HashMap<>(before);
@@ -304,12 +329,12 @@ public interface DistributionRules extends TckRules {
             movedOnJoin = moved(afterLeave, joined) + (100 - joined.size()); // and the ones the child took
             child.kill();
             long t3 = System.nanoTime();
-            awaitSpread(all, 100, 12, within, () -> String.valueOf(tracker.violations()));
+            awaitSpread(all, 100, 12, within, tracker);
             killed = (100 - joined.size()) + " items of a SIGKILL'd instance ran elsewhere after "
                     + java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t3) + " ms";
         } else {
             all.add(instance(group, items, cap, "f-joined", tracker));
-            awaitSpread(all, 100, 10, within, () -> String.valueOf(tracker.violations()));
+            awaitSpread(all, 100, 10, within, tracker);
             joinMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t2);
             movedOnJoin = moved(afterLeave, holders(all));
         }
