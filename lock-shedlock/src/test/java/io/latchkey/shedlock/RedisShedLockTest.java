@@ -2,10 +2,10 @@ package io.latchkey.shedlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.servers.RunningServer;
+import io.latchkey.tck.server.StoreClients;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
@@ -19,37 +19,29 @@ import org.junit.jupiter.api.Test;
 
 /** ShedLock's provider tests on a real redis-server (a lease store: it expires lockAtMostFor by itself). */
 class RedisShedLockTest extends ShedLockContract {
-    private static RunningServer server;
-    private static LockClient client;
-    private static LockClient observer;
+    private static StoreClients store;
 
     @BeforeAll
     static void start() {
-        server = RedisServers.single();
-        String uri = server.endpoint().uri().orElseThrow();
-        client = Latchkey.connect(uri);
-        observer = Latchkey.connect(uri);
+        RunningServer server = RedisServers.single();
+        store = StoreClients.of(server, server.endpoint().uri().orElseThrow(), 2);
     }
 
     @AfterAll
     static void stop() {
-        if (client != null) {
-            client.close();
-            observer.close();
-        }
-        if (server != null) {
-            server.close();
+        if (store != null) {
+            store.close();
         }
     }
 
     @Override
     LockClient client() {
-        return client;
+        return store.client(0);
     }
 
     @Override
     LockClient observer() {
-        return observer;
+        return store.client(1);
     }
 
     @Test
@@ -62,11 +54,11 @@ class RedisShedLockTest extends ShedLockContract {
                 .lock(new LockConfiguration(now, name, Duration.ofMinutes(5), Duration.ofSeconds(3)))
                 .orElseThrow();
         Instant before =
-                observer.inspect("shedlock/" + name).orElseThrow().expiresAt().orElseThrow();
+                observer().inspect("shedlock/" + name).orElseThrow().expiresAt().orElseThrow();
         assertThat(before).isAfter(now.plus(Duration.ofMinutes(4)));
         lock.unlock();
         Instant after =
-                observer.inspect("shedlock/" + name).orElseThrow().expiresAt().orElseThrow();
+                observer().inspect("shedlock/" + name).orElseThrow().expiresAt().orElseThrow();
         assertThat(after).isBetween(now.plus(Duration.ofSeconds(2)), now.plus(Duration.ofSeconds(4)));
     }
 }

@@ -1,44 +1,36 @@
 package io.latchkey.shedlock;
 
-import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServer;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServers;
+import io.latchkey.tck.server.StoreClients;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** ShedLock's provider tests on ZooKeeper (session-bound: the provider itself ends a lock at lockAtMostFor). */
 class ZooKeeperShedLockTest extends ShedLockContract {
-    private static ZooKeeperServer server;
-    private static LockClient client;
-    private static LockClient observer;
+    private static StoreClients store;
 
     @BeforeAll
     static void start() {
-        server = ZooKeeperServers.single();
-        String uri = server.uri();
-        client = Latchkey.connect(uri);
-        observer = Latchkey.connect(uri);
+        ZooKeeperServer server = ZooKeeperServers.single();
+        store = StoreClients.of(server, server.uri(), 2);
     }
 
     @AfterAll
     static void stop() {
-        if (client != null) {
-            client.close();
-            observer.close();
-        }
-        if (server != null) {
-            server.close();
+        if (store != null) {
+            store.close();
         }
     }
 
     @Override
     LockClient client() {
-        return client;
+        return store.client(0);
     }
 
     @Override
     LockClient observer() {
-        return observer;
+        return store.client(1);
     }
 }

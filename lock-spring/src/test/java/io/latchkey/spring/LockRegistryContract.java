@@ -55,6 +55,18 @@ abstract class LockRegistryContract {
         return threads.submit(task).get(30, TimeUnit.SECONDS);
     }
 
+    /** Whether another thread of {@code registry} can take {@code key} at once (it lets go again if so). */
+    private boolean freeFor(LatchkeyLockRegistry registry, String key) throws Exception {
+        return onAnotherThread(() -> {
+            Lock theirs = registry.obtain(key);
+            boolean got = theirs.tryLock();
+            if (got) {
+                theirs.unlock();
+            }
+            return got;
+        });
+    }
+
     @Test
     @DisplayName("a lock held by one thread is busy for other threads and other instances until it is unlocked")
     void lockAndUnlockAcrossThreads() throws Exception {
@@ -76,14 +88,7 @@ abstract class LockRegistryContract {
         } finally {
             lock.unlock();
         }
-        assertThat(onAnotherThread(() -> {
-                    Lock theirs = there.obtain(key);
-                    boolean got = theirs.tryLock();
-                    if (got) {
-                        theirs.unlock();
-                    }
-                    return got;
-                }))
+        assertThat(freeFor(there, key))
                 .isTrue();
     }
 
@@ -185,14 +190,7 @@ abstract class LockRegistryContract {
         lock.unlock();
         assertThat(onAnotherThread(() -> there.obtain(key).tryLock())).isFalse();
         lock.unlock();
-        assertThat(onAnotherThread(() -> {
-                    Lock theirs = there.obtain(key);
-                    boolean got = theirs.tryLock();
-                    if (got) {
-                        theirs.unlock();
-                    }
-                    return got;
-                }))
+        assertThat(freeFor(there, key))
                 .isTrue();
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
     }

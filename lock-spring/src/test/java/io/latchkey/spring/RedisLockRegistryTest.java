@@ -1,44 +1,36 @@
 package io.latchkey.spring;
 
-import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.servers.RunningServer;
+import io.latchkey.tck.server.StoreClients;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** Spring Integration's LockRegistry expectations on a real redis-server (a lease store). */
 class RedisLockRegistryTest extends LockRegistryContract {
-    private static RunningServer server;
-    private static LockClient client;
-    private static LockClient other;
+    private static StoreClients store;
 
     @BeforeAll
     static void start() {
-        server = RedisServers.single();
-        String uri = server.endpoint().uri().orElseThrow();
-        client = Latchkey.connect(uri);
-        other = Latchkey.connect(uri);
+        RunningServer server = RedisServers.single();
+        store = StoreClients.of(server, server.endpoint().uri().orElseThrow(), 2);
     }
 
     @AfterAll
     static void stop() {
-        if (client != null) {
-            client.close();
-            other.close();
-        }
-        if (server != null) {
-            server.close();
+        if (store != null) {
+            store.close();
         }
     }
 
     @Override
     LockClient client() {
-        return client;
+        return store.client(0);
     }
 
     @Override
     LockClient otherClient() {
-        return other;
+        return store.client(1);
     }
 }

@@ -1,9 +1,9 @@
 package io.latchkey.spring;
 
-import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServer;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServers;
+import io.latchkey.tck.server.StoreClients;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -12,35 +12,28 @@ import org.junit.jupiter.api.BeforeAll;
  * the core ends by deleting the node when it runs out unrenewed).
  */
 class ZooKeeperLockRegistryTest extends LockRegistryContract {
-    private static ZooKeeperServer server;
-    private static LockClient client;
-    private static LockClient other;
+    private static StoreClients store;
 
     @BeforeAll
     static void start() {
-        server = ZooKeeperServers.single();
-        client = Latchkey.connect(server.uri());
-        other = Latchkey.connect(server.uri());
+        ZooKeeperServer server = ZooKeeperServers.single();
+        store = StoreClients.of(server, server.uri(), 2);
     }
 
     @AfterAll
     static void stop() {
-        if (client != null) {
-            client.close();
-            other.close();
-        }
-        if (server != null) {
-            server.close();
+        if (store != null) {
+            store.close();
         }
     }
 
     @Override
     LockClient client() {
-        return client;
+        return store.client(0);
     }
 
     @Override
     LockClient otherClient() {
-        return other;
+        return store.client(1);
     }
 }
