@@ -64,11 +64,16 @@ final class RedisErrors {
 
     /** Third-party text without the URI's secrets (literal or percent-decoded) and with URIs redacted. */
     String scrub(String text) {
+        return scrub(text, connection.secrets());
+    }
+
+    /** As {@link #scrub(String)}, for the literal {@code secrets} of a URI, before its connection exists. */
+    static String scrub(String text, java.util.Set<String> secrets) {
         if (text == null) {
             return null;
         }
         String out = Redaction.redact(text);
-        for (String secret : connection.secrets()) {
+        for (String secret : secrets) {
             out = out.replace(secret, Redaction.MASK);
         }
         return out;

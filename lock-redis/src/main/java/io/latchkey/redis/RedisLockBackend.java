@@ -29,7 +29,10 @@ import redis.clients.jedis.UnifiedJedis;
 
 /**
  * Locks in Redis: one node ({@code redis://}, {@code rediss://}), or Redlock over N independent nodes
- * ({@code redlock://h1:p1,h2:p2,h3:p3}). One node is the quorum-of-one case of the same protocol.
+ * ({@code redlock://h1:p1,h2:p2,h3:p3}). One node is the quorum-of-one case of the same protocol. The master a
+ * group of Sentinels names ({@code redis-sentinel://s1,s2,s3/master}) and a Redis Cluster
+ * ({@code redis-cluster://n1,n2,n3}) are one node each as far as the protocol goes (RedisTopologies): their
+ * replication is asynchronous, so a fail-over can lose a grant, which the holder learns at its next renewal.
  *
  * <pre>{@code
  * LockClient locks = Latchkey.connect("redis://127.0.0.1:6379");
@@ -126,7 +129,7 @@ public final class RedisLockBackend implements LockBackend {
     /** {@link #connect(URI, Map)}; {@code check = false} skips the check of the nodes (unit tests without a server). */
     static RedisLockBackend connect(URI uri, Map<String, String> settings, boolean check) {
         RedisConnection.Target target = RedisConnection.Target.parse(uri, settings);
-        RedisSettings s = RedisSettings.fromSettings(target.uri().settings());
+        RedisSettings s = RedisSettings.fromSettings(target.settings());
         return new RedisLockBackend(RedisConnection.open(target, s, check), s);
     }
 

@@ -7,10 +7,12 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
@@ -39,7 +41,10 @@ import redis.clients.jedis.util.Pool;
  *   server costs at most that, and an interrupt is seen within one slice.
  */
 final class RedisNode implements AutoCloseable {
-    private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    /** One BLPOP of a waiter blocks at most this long, so that an interrupt is seen soon. */
+    static final int WAIT_SLICE_MILLIS = 250;
+
+    private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(WAIT_SLICE_MILLIS);
 
     private final String address;
     /** Lends a connection wrapped in a Jedis whose close() gives it back; null for a plain UnifiedJedis. */
@@ -99,6 +104,25 @@ final class RedisNode implements AutoCloseable {
                     address, () -> new Jedis(pool.getResource()), pool::clear, null, () -> {}, null, timeoutMillis);
         }
         return new RedisNode(address, null, () -> {}, client, () -> {}, null, timeoutMillis);
+    }
+
+    /**
+     * A node on a client the backend built from a URI (Sentinel, Cluster), closed with the backend by
+     * {@code closer}.
+     */
+    static RedisNode ofOwnedClient(String address, UnifiedJedis client, Runnable closer, int timeoutMillis) {
+        return new RedisNode(address, null, () -> {}, client, closer, null, timeoutMillis);
+    }
+
+    /** PING through this node's client: proves the server (the master, a cluster node) answers these credentials. */
+    void ping() {
+        if (unified != null) {
+            unified.ping();
+            return;
+        }
+        try (Jedis jedis = borrow.get()) {
+            jedis.ping();
+        }
     }
 
     /** The connection pool of a RedisClient, or null when it has none (a custom connection provider). */
@@ -215,6 +239,9 @@ final class RedisNode implements AutoCloseable {
         ScanParams params =
                 new ScanParams().match(pattern.getBytes(StandardCharsets.UTF_8)).count(1000);
         byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
+        if (unified instanceof RedisClusterClient cluster) {
+            return scanCluster(cluster, params);
+        }
         if (unified != null) {
             do {
                 ScanResult<byte[]> page = unified.scan(cursor, params);
@@ -229,6 +256,32 @@ final class RedisNode implements AutoCloseable {
                 keys.addAll(page.getResult());
                 cursor = page.getCursorAsBytes();
             } while (!"0".equals(new String(cursor, StandardCharsets.US_ASCII)));
+        }
+        return keys;
+    }
+
+    /**
+     * SCAN on every master of a cluster (a key lives on the master of its slot; the cluster client's own SCAN
+     * needs a pattern inside one hash tag). A node that cannot be asked fails the listing, as on one server.
+     */
+    private static List<byte[]> scanCluster(RedisClusterClient cluster, ScanParams params) {
+        List<byte[]> keys = new ArrayList<>();
+        for (ConnectionPool pool : cluster.getClusterNodes().values()) {
+            try (Jedis jedis = new Jedis(pool.getResource())) {
+                Object role = jedis.role().get(0);
+                String r = role instanceof byte[] bytes
+                        ? new String(bytes, StandardCharsets.US_ASCII)
+                        : String.valueOf(role);
+                if (!r.equals("master")) {
+                    continue; // its master is scanned too
+                }
+                byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
+                do {
+                    ScanResult<byte[]> page = jedis.scan(cursor, params);
+                    keys.addAll(page.getResult());
+                    cursor = page.getCursorAsBytes();
+                } while (!"0".equals(new String(cursor, StandardCharsets.US_ASCII)));
+            }
         }
         return keys;
     }

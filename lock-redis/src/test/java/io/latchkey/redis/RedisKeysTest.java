@@ -22,6 +22,15 @@ class RedisKeysTest {
             assertThat(JedisClusterCRC16.getSlot(k.fence())).as(name).isEqualTo(slot);
             assertThat(JedisClusterCRC16.getSlot(k.wake())).as(name).isEqualTo(slot);
             assertThat(JedisClusterCRC16.getSlot(k.waiting())).as(name).isEqualTo(slot);
+            // the semaphore's and the read-write lock's scripts take their keys together too (redis-cluster://)
+            RedisKeys.SemaphoreKeys sem = keys.semaphore(name);
+            for (byte[] key : List.of(sem.state(), sem.expiries(), sem.wake(), sem.waiting())) {
+                assertThat(JedisClusterCRC16.getSlot(key)).as(name).isEqualTo(slot);
+            }
+            RedisKeys.ReadWriteKeys rw = keys.readWrite(name);
+            for (byte[] key : List.of(rw.state(), rw.readers(), rw.intents(), rw.wake(), rw.waiting())) {
+                assertThat(JedisClusterCRC16.getSlot(key)).as(name).isEqualTo(slot);
+            }
         }
     }
 

@@ -9,6 +9,7 @@ import io.latchkey.LockClient;
 import io.latchkey.LockException;
 import io.latchkey.LockHandle;
 import io.latchkey.redis.fixtures.RedisServers;
+import io.latchkey.redis.fixtures.RedisTopologyServers;
 import io.latchkey.servers.FreePorts;
 import io.latchkey.servers.RunningServer;
 import io.latchkey.servers.TestCertificates;
@@ -43,12 +44,17 @@ class RedisSecretsTest {
     /** Password of the ACL user "enc": every delimiter of the URI grammar, so it must be percent-encoded. */
     private static final String ENC_PW = "Enc@d:ed/Pw%41+x?y#z-9";
 
+    /** requirepass of the Sentinels (setting sentinelPassword). */
+    private static final String SENTINEL_PW = "s3cretPw-sentinel-Vb07";
+
     private static final String ACL = "~* &* +@all";
 
     private static TestCertificates certs;
     private static RunningServer plain;
     private static RunningServer tls;
     private static List<RunningServer> quorum;
+    private static RedisTopologyServers.SentinelGroup sentinelGroup;
+    private static RedisTopologyServers.Cluster cluster;
 
     @BeforeAll
     static void startServers() {
@@ -59,6 +65,8 @@ class RedisSecretsTest {
         for (int i = 0; i < 3; i++) {
             quorum.add(RedisServers.owned(serverArguments()));
         }
+        sentinelGroup = RedisTopologyServers.sentinelGroupWithSentinelPassword(SENTINEL_PW, serverArguments());
+        cluster = RedisTopologyServers.cluster(serverArguments());
     }
 
     private static String[] serverArguments() {
@@ -78,6 +86,8 @@ class RedisSecretsTest {
         if (quorum != null) {
             all.addAll(quorum);
         }
+        all.add(sentinelGroup);
+        all.add(cluster);
         all.add(certs);
         for (AutoCloseable c : all) {
             try {
@@ -103,7 +113,7 @@ class RedisSecretsTest {
 
     static Stream<Arguments> table() {
         List<Arguments> rows = new ArrayList<>();
-        for (String scheme : List.of("redis", "rediss", "redlock")) {
+        for (String scheme : List.of("redis", "rediss", "redlock", "redis-sentinel", "redis-cluster")) {
             for (Form form : Form.values()) {
                 rows.add(Arguments.of(scheme, form));
             }
@@ -124,6 +134,15 @@ class RedisSecretsTest {
         if (scheme.equals("rediss")) {
             settings.put("tlsCa", certs.caCertificate().toString());
         }
+        String query = "";
+        if (scheme.equals("redis-sentinel")) {
+            // the Sentinels' own password, in the query for the query forms and in the map for the others
+            if (form == Form.QUERY_PASSWORD || form == Form.QUERY_USER_AND_PASSWORD) {
+                query = "&sentinelPassword=" + URLEncoder.encode(SENTINEL_PW, StandardCharsets.UTF_8);
+            } else {
+                settings.put("sentinelPassword", SENTINEL_PW);
+            }
+        }
         settings.put("connectTimeout", "10s"); // generous: a wrong password must show as such, not as a timeout
         settings.put("timeout", "2s"); // cold connections on a loaded machine; this test is about secrets, not speed
         String encoded = URLEncoder.encode(password, StandardCharsets.UTF_8);
@@ -131,8 +150,8 @@ class RedisSecretsTest {
             case USER_AND_PASSWORD -> scheme + "://" + user + ":" + password + "@" + hosts;
             case COLON_PASSWORD -> scheme + "://:" + password + "@" + hosts;
             case LONE_PASSWORD -> scheme + "://" + password + "@" + hosts;
-            case QUERY_PASSWORD -> scheme + "://" + hosts + "?password=" + encoded;
-            case QUERY_USER_AND_PASSWORD -> scheme + "://" + hosts + "?user=" + user + "&password=" + encoded;
+            case QUERY_PASSWORD -> scheme + "://" + hosts + "?password=" + encoded + query;
+            case QUERY_USER_AND_PASSWORD -> scheme + "://" + hosts + "?user=" + user + "&password=" + encoded + query;
             case PERCENT_ENCODED -> scheme + "://" + user + ":" + encoded + "@" + hosts;
             case SETTINGS_MAP -> {
                 settings.put("password", password);
@@ -154,6 +173,17 @@ class RedisSecretsTest {
         return switch (scheme) {
             case "redis" -> plain.endpoint().hostAndPort();
             case "rediss" -> tls.endpoint().hostAndPort();
+            case "redis-sentinel" ->
+                String.join(
+                                ",",
+                                sentinelGroup.sentinels().stream()
+                                        .map(s -> s.endpoint().hostAndPort())
+                                        .toList())
+                        + "/" + RedisTopologyServers.MASTER_NAME;
+            case "redis-cluster" ->
+                String.join(
+                        ",",
+                        cluster.nodes().stream().map(s -> s.endpoint().hostAndPort()).toList());
             default ->
                 String.join(
                         ",",
@@ -162,9 +192,10 @@ class RedisSecretsTest {
     }
 
     private static String closedHosts(String scheme) {
-        int n = scheme.equals("redlock") ? 3 : 1;
+        int n = scheme.equals("redis") || scheme.equals("rediss") ? 1 : 3;
         return String.join(
-                ",", FreePorts.find(n).stream().map(p -> "127.0.0.1:" + p).toList());
+                        ",", FreePorts.find(n).stream().map(p -> "127.0.0.1:" + p).toList())
+                + (scheme.equals("redis-sentinel") ? "/" + RedisTopologyServers.MASTER_NAME : "");
     }
 
     /** Every form the password may take in text: literal and percent-encoded (both encodings of a space). */
@@ -182,6 +213,7 @@ class RedisSecretsTest {
         String wrong = "Wr0ng-" + form.name().toLowerCase().replace('_', '-') + "-Pw";
         List<String> secrets = new ArrayList<>(forms(right));
         secrets.addAll(forms(wrong));
+        secrets.addAll(forms(SENTINEL_PW));
         try (CapturedLogs logs = CapturedLogs.atDebug()) {
             org.slf4j.LoggerFactory.getLogger(RedisSecretsTest.class).debug("capture check: DEBUG lines are captured");
             Target good = target(scheme, form, right, hosts(scheme));
@@ -209,6 +241,22 @@ class RedisSecretsTest {
                     .isInstanceOf(BackendUnavailableException.class)
                     .satisfies(e -> assertThat(e.getMessage()).startsWith("cannot reach " + scheme + "://"))
                     .satisfies(e -> assertNoSecretIn(secrets, e));
+
+            if (scheme.equals("redis-sentinel")) {
+                // the master's password right, the Sentinels' wrong: no Sentinel names the master
+                Target wrongSentinel = target(scheme, form, right, hosts(scheme));
+                Map<String, String> settings = new HashMap<>(wrongSentinel.settings());
+                String uri = wrongSentinel.uri().replace(
+                        "sentinelPassword=" + URLEncoder.encode(SENTINEL_PW, StandardCharsets.UTF_8),
+                        "sentinelPassword=" + wrong);
+                settings.computeIfPresent("sentinelPassword", (k, v) -> wrong);
+                assertThatThrownBy(() -> Latchkey.connect(uri, settings).close())
+                        .isInstanceOf(BackendUnavailableException.class)
+                        .satisfies(e -> assertThat(e.getMessage())
+                                .startsWith("authentication failed at " + scheme + "://")
+                                .contains("refused the Sentinel credentials"))
+                        .satisfies(e -> assertNoSecretIn(secrets, e));
+            }
 
             String logged = logs.text();
             assertThat(logged)

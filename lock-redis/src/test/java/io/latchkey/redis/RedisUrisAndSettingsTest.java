@@ -44,6 +44,69 @@ class RedisUrisAndSettingsTest {
     }
 
     @Test
+    void sentinelUriNamesTheMasterTheDatabaseAndTheSentinelsCredentials() {
+        RedisConnection.Target p = parse(
+                "redis-sentinel://:masterPw@s1,s2:26380,s3/mymaster/2?sentinelPassword=sentPw&timeout=1s",
+                Map.of("sentinelUser", "watcher"));
+        assertThat(p.topology()).isEqualTo(RedisConnection.Topology.SENTINEL);
+        assertThat(p.uri().hosts())
+                .containsExactly(
+                        new BackendUri.HostPort("s1", 26379),
+                        new BackendUri.HostPort("s2", 26380),
+                        new BackendUri.HostPort("s3", 26379));
+        assertThat(p.master()).isEqualTo("mymaster");
+        assertThat(p.database()).isEqualTo(2);
+        assertThat(p.uri().password()).contains("masterPw");
+        assertThat(p.sentinelUser()).isEqualTo("watcher");
+        assertThat(p.sentinelPassword()).isEqualTo("sentPw");
+        // the Sentinels' credentials are taken out: RedisSettings accepts the rest and never holds them
+        assertThat(p.settings().keys()).containsExactly("timeout");
+        assertThat(p.target()).isEqualTo("redis-sentinel://s1:26379,s2:26380,s3:26379/mymaster/2");
+        assertThat(p.toString()).doesNotContain("sentPw").doesNotContain("masterPw");
+        assertThat(p.secrets()).contains("sentPw", "masterPw");
+        assertThat(parse("redis-sentinel://s1/mymaster", Map.of()).database()).isZero();
+    }
+
+    @Test
+    void clusterUriNamesSeedNodes() {
+        RedisConnection.Target p = parse("redis-cluster://u:pw1@n1:7000,n2:7001", Map.of());
+        assertThat(p.topology()).isEqualTo(RedisConnection.Topology.CLUSTER);
+        assertThat(p.uri().hosts())
+                .containsExactly(new BackendUri.HostPort("n1", 7000), new BackendUri.HostPort("n2", 7001));
+        assertThat(p.database()).isZero();
+        assertThat(p.target()).isEqualTo("redis-cluster://n1:7000,n2:7001");
+    }
+
+    @Test
+    void badSentinelAndClusterUrisAreRejectedWithWhatIsAllowed() {
+        assertThatThrownBy(() -> parse("redis-sentinel://:topsecret@s1,s2,s3", Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must name the master")
+                .hasMessageContaining("redis-sentinel://s1:26379,s2:26379,s3:26379/mymaster[/0]")
+                .hasMessageNotContaining("topsecret");
+        assertThatThrownBy(() -> parse("redis-sentinel://s1/mymaster/1/2", Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must name the master");
+        assertThatThrownBy(() -> parse("redis-sentinel://s1/mymaster/x", Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("database number");
+        assertThatThrownBy(() -> parse("redis-cluster://:topsecret@n1,n2/3", Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("only database 0")
+                .hasMessageNotContaining("topsecret");
+        assertThatThrownBy(() -> parse("redis://h1?sentinelPassword=topsecret", Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redis-sentinel:// only")
+                .hasMessageNotContaining("topsecret");
+        assertThatThrownBy(() -> parse("redis://h1,h2", Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redis-cluster://");
+        assertThatThrownBy(() -> parse("memcached://h1", Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redis-sentinel://");
+    }
+
+    @Test
     void redlockUriWithSeveralHostsAndQuerySettings() {
         RedisConnection.Target p = parse(
                 "redlock://u:pw@h1:7001,h2:7002,10.0.0.3:7003/0?timeout=50ms&keyPrefix=app:", Map.of("poolSize", "4"));
