@@ -31,7 +31,9 @@ public final class Reachability {
      * Tries the servers in order until one accepts, sharing the time left until {@code deadlineNanos}
      * ({@link System#nanoTime()} based) among them.
      *
-     * @param hostPorts {@code host:port} entries separated by commas; an IPv6 host in brackets
+     * @param connectString {@code host:port} entries separated by commas; an IPv6 host in brackets
+     * @param deadlineNanos the {@link System#nanoTime()} by which the probe gives up
+     * @return whether a server accepted, and the reasons of those that did not
      */
     public static Result probe(String connectString, long deadlineNanos) {
         String[] servers = connectString.split(",");
