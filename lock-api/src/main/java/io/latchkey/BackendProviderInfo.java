@@ -17,7 +17,13 @@ import org.jspecify.annotations.Nullable;
 public record BackendProviderInfo(
         String className, Set<String> schemes, @Nullable String failure) {
 
-    /** Copies the schemes; the class name is required. */
+    /**
+     * Copies the schemes; the class name is required.
+     *
+     * @param className the provider class, or {@code "unknown"}
+     * @param schemes the URI schemes it serves, copied
+     * @param failure why it failed to load, or {@code null}
+     */
     public BackendProviderInfo {
         Objects.requireNonNull(className, "className");
         schemes = Set.copyOf(schemes);

@@ -10,6 +10,14 @@ import org.jspecify.annotations.Nullable;
 public class BackendUnavailableException extends LockException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An unavailable store.
+     *
+     * @param message one line naming the operation, the lock and the store, without a password
+     * @param lockName the lock's name, or {@code null} when no single lock is concerned
+     * @param backend the backend's description, or {@code null} if unknown
+     * @param cause the store client's error, or {@code null}
+     */
     public BackendUnavailableException(
             String message, @Nullable String lockName, @Nullable String backend, @Nullable Throwable cause) {
         super(message, lockName, backend, cause);

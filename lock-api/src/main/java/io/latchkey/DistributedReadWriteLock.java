@@ -31,16 +31,32 @@ package io.latchkey;
  */
 public interface DistributedReadWriteLock {
 
-    /** The lock's name. */
+    /**
+     * The lock's name.
+     *
+     * @return the name given to {@link LockClient#readWriteLock(String)}
+     */
     String name();
 
-    /** The options both sides are acquired with. */
+    /**
+     * The options both sides are acquired with.
+     *
+     * @return the options of both sides
+     */
     LockOptions options();
 
-    /** The shared side: held by any number of readers while no writer holds or waits. */
+    /**
+     * The shared side: held by any number of readers while no writer holds or waits.
+     *
+     * @return the read side, a lock whose grants are shared
+     */
     DistributedLock readLock();
 
-    /** The exclusive side: held by one writer while no reader holds. */
+    /**
+     * The exclusive side: held by one writer while no reader holds.
+     *
+     * @return the write side, a lock whose grants are exclusive
+     */
     DistributedLock writeLock();
 
     /**

@@ -14,7 +14,14 @@ public final class Durations {
 
     private Durations() {}
 
-    /** A lease-like duration: positive and at most {@link #MAX_LEASE}. */
+    /**
+     * A lease-like duration: positive and at most {@link #MAX_LEASE}.
+     *
+     * @param d the duration to check
+     * @param what its name in the error message, e.g. {@code lease}
+     * @return {@code d}
+     * @throws IllegalArgumentException if {@code d} is null, zero, negative or longer than {@link #MAX_LEASE}
+     */
     public static Duration requireLease(Duration d, String what) {
         requirePositive(d, what);
         if (d.compareTo(MAX_LEASE) > 0) {
@@ -23,7 +30,14 @@ public final class Durations {
         return d;
     }
 
-    /** A strictly positive duration that fits in 64-bit nanoseconds. */
+    /**
+     * A strictly positive duration that fits in 64-bit nanoseconds.
+     *
+     * @param d the duration to check
+     * @param what its name in the error message
+     * @return {@code d}
+     * @throws IllegalArgumentException if {@code d} is null, zero, negative or too long for 64-bit nanoseconds
+     */
     public static Duration requirePositive(Duration d, String what) {
         if (d == null) {
             throw new IllegalArgumentException(what + " must not be null; pass a positive java.time.Duration");
@@ -35,7 +49,14 @@ public final class Durations {
         return d;
     }
 
-    /** A wait: zero (try once) or positive, and small enough to count in 64-bit nanoseconds. */
+    /**
+     * A wait: zero (try once) or positive, and small enough to count in 64-bit nanoseconds.
+     *
+     * @param d the duration to check
+     * @param what its name in the error message, e.g. {@code wait}
+     * @return {@code d}
+     * @throws IllegalArgumentException if {@code d} is null, negative or too long for 64-bit nanoseconds
+     */
     public static Duration requireWait(Duration d, String what) {
         if (d == null) {
             throw new IllegalArgumentException(what + " must not be null; pass Duration.ZERO to try once");

@@ -35,18 +35,35 @@ public final class Latchkey {
 
     private Latchkey() {}
 
-    /** Connects to the store named by the URI, with no extra settings. */
+    /**
+     * Connects to the store named by the URI, with no extra settings.
+     *
+     * @param uri the store, e.g. {@code redis://host:6379} or {@code jdbc:postgresql://host/db}
+     * @return a connected client; close it when done
+     */
     public static LockClient connect(String uri) {
         return connect(uri, Map.of());
     }
 
-    /** Connects to the store named by the URI with backend settings (timeouts, table names, ...). */
+    /**
+     * Connects to the store named by the URI with backend settings (timeouts, table names, ...).
+     *
+     * @param uri the store, e.g. {@code redis://host:6379} or {@code jdbc:postgresql://host/db}
+     * @param settings the backend's settings by name (also a way to keep a password out of the URI)
+     * @return a connected client; close it when done
+     */
     public static LockClient connect(String uri, Map<String, String> settings) {
         LockBackend backend = ProviderRegistry.create(uri, settings, classLoader());
         return new CoreLockClient(backend, settings.get(OWNER_SETTING));
     }
 
-    /** Connects to the store named by the URI with backend settings. */
+    /**
+     * Connects to the store named by the URI with backend settings.
+     *
+     * @param uri the store
+     * @param settings the backend's settings by name
+     * @return a connected client; close it when done
+     */
     public static LockClient connect(URI uri, Map<String, String> settings) {
         if (uri == null) {
             throw new IllegalArgumentException("backend URI must not be null");
@@ -54,12 +71,23 @@ public final class Latchkey {
         return connect(uri.toString(), settings);
     }
 
-    /** A client over a backend built in code (from a pool or client the application already has). */
+    /**
+     * A client over a backend built in code (from a pool or client the application already has).
+     *
+     * @param backend the backend; closing the client closes it
+     * @return a client over that backend
+     */
     public static LockClient client(LockBackend backend) {
         return new CoreLockClient(backend, null);
     }
 
-    /** As {@link #client(LockBackend)}, with a label at the start of owner ids. */
+    /**
+     * As {@link #client(LockBackend)}, with a label at the start of owner ids.
+     *
+     * @param backend the backend; closing the client closes it
+     * @param ownerLabel the label at the start of every owner id (for operators reading the store)
+     * @return a client over that backend
+     */
     public static LockClient client(LockBackend backend, String ownerLabel) {
         return new CoreLockClient(backend, ownerLabel);
     }

@@ -30,28 +30,54 @@ import java.util.function.Consumer;
  */
 public interface LockHandle extends AutoCloseable {
 
-    /** The lock's name. */
+    /**
+     * The lock's name.
+     *
+     * @return the name of the lock this grant is for
+     */
     String name();
 
-    /** The fencing token of this grant: strictly increasing per name across all grants. */
+    /**
+     * The fencing token of this grant: strictly increasing per name across all grants.
+     *
+     * @return the token, greater than every earlier grant's token for the same name
+     */
     long fencingToken();
 
-    /** The owner id this grant was made for: unique per acquisition, readable (client id and sequence). */
+    /**
+     * The owner id this grant was made for: unique per acquisition, readable (client id and sequence).
+     *
+     * @return the owner id of this grant
+     */
     String owner();
 
-    /** When the lock was acquired (wall clock, for display). */
+    /**
+     * When the lock was acquired (wall clock, for display).
+     *
+     * @return the instant of acquisition, on the client's wall clock
+     */
     Instant acquiredAt();
 
     /**
      * Until when the grant is guaranteed valid unless renewed, derived conservatively from a monotonic
      * clock and shown as an instant for convenience. Moves forward on each successful renewal.
+     *
+     * @return the instant until which the grant is valid without another renewal
      */
     Instant validUntil();
 
-    /** How much of the guaranteed validity is left; {@link Duration#ZERO} once it has run out or was lost. */
+    /**
+     * How much of the guaranteed validity is left; {@link Duration#ZERO} once it has run out or was lost.
+     *
+     * @return the validity left, never negative
+     */
     Duration remaining();
 
-    /** True while the grant is held: not released, not lost, and validity not run out. */
+    /**
+     * True while the grant is held: not released, not lost, and validity not run out.
+     *
+     * @return whether the grant is still held and valid
+     */
     boolean isValid();
 
     /**
@@ -65,6 +91,9 @@ public interface LockHandle extends AutoCloseable {
     /**
      * Renews the lease for the given duration (positive, at most 365 days).
      *
+     *
+     * @param lease the new lease, counted from before the renewal's request
+     * @return true if the store renewed the grant; false if it no longer holds it (the handle is then lost)
      * @see #renew()
      */
     boolean renew(Duration lease);
@@ -85,12 +114,18 @@ public interface LockHandle extends AutoCloseable {
     @Override
     void close();
 
-    /** Completes when this grant is lost; never completes if it is released normally. */
+    /**
+     * Completes when this grant is lost; never completes if it is released normally.
+     *
+     * @return a stage completed with the loss, its reason and detail
+     */
     CompletionStage<LockLoss> lost();
 
     /**
      * Runs the listener when the grant is lost (at once if it already has been). Listeners run on a core
      * thread and must not block.
+     *
+     * @param listener receives the loss; must not block
      */
     void onLost(Consumer<? super LockLoss> listener);
 }

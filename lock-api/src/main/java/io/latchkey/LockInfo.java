@@ -17,6 +17,15 @@ import java.util.Optional;
  */
 public record LockInfo(
         String name, String owner, long fencingToken, Optional<Instant> acquiredAt, Optional<Instant> expiresAt) {
+    /**
+     * Checks that no component is null (the optional instants may be empty).
+     *
+     * @param name the lock's name
+     * @param owner the owner id of the current grant
+     * @param fencingToken the current grant's fencing token
+     * @param acquiredAt when the grant was made, if the store records it
+     * @param expiresAt when the grant expires unless renewed, if it has a lease
+     */
     public LockInfo {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(owner, "owner");

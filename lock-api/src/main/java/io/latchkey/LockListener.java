@@ -12,25 +12,56 @@ import java.time.Duration;
  */
 public interface LockListener {
 
-    /** The lock was acquired after waiting {@code waited}. */
+    /**
+     * The lock was acquired after waiting {@code waited}.
+     *
+     * @param name the lock's name
+     * @param fencingToken the grant's token
+     * @param waited the time from the call to the grant
+     */
     default void acquired(String name, long fencingToken, Duration waited) {}
 
-    /** An acquisition gave up (timeout, interruption or error) after {@code waited}. */
+    /**
+     * An acquisition gave up (timeout, interruption or error) after {@code waited}.
+     *
+     * @param name the lock's name
+     * @param waited the time from the call to giving up
+     * @param reason why: a {@link LockTimeoutException}, an {@link InterruptedException} or a store error
+     */
     default void acquireFailed(String name, Duration waited, Throwable reason) {}
 
-    /** The lock was released after being held for {@code held}. */
+    /**
+     * The lock was released after being held for {@code held}.
+     *
+     * @param name the lock's name
+     * @param fencingToken the released grant's token
+     * @param held the time from the grant to the release
+     */
     default void released(String name, long fencingToken, Duration held) {}
 
-    /** The lease was renewed. */
+    /**
+     * The lease was renewed.
+     *
+     * @param name the lock's name
+     * @param fencingToken the grant's token
+     */
     default void renewed(String name, long fencingToken) {}
 
     /**
      * A renewal could not reach the store ({@code reason}, e.g. a {@link BackendUnavailableException}). The lock is
      * still held until its validity runs out; the watchdog retries, and {@link #lost} follows if it never succeeds.
      * A renewal the store refuses because the grant is gone is a loss, not a failed renewal.
+     *
+     * @param name the lock's name
+     * @param fencingToken the grant's token
+     * @param reason the store's error
      */
     default void renewalFailed(String name, long fencingToken, Throwable reason) {}
 
-    /** The lock was lost. */
+    /**
+     * The lock was lost.
+     *
+     * @param loss which grant was lost, why and when
+     */
     default void lost(LockLoss loss) {}
 }

@@ -40,6 +40,16 @@ public record LockLoss(
         CLIENT_CLOSED
     }
 
+    /**
+     * Checks that no component but {@code cause} is null.
+     *
+     * @param name the lock's name
+     * @param token the fencing token of the grant that was lost
+     * @param reason the cause
+     * @param at when the loss was detected
+     * @param detail a human-readable explanation
+     * @param cause the underlying error, or {@code null}
+     */
     public LockLoss {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(reason, "reason");
@@ -47,7 +57,11 @@ public record LockLoss(
         Objects.requireNonNull(detail, "detail");
     }
 
-    /** The underlying error, if there was one. */
+    /**
+     * The underlying error, if there was one.
+     *
+     * @return the underlying error, or empty
+     */
     public Optional<Throwable> failure() {
         return Optional.ofNullable(cause);
     }

@@ -10,6 +10,12 @@ public class LockLostException extends LockException {
 
     private final transient LockLoss loss;
 
+    /**
+     * The exception for a loss.
+     *
+     * @param loss the loss
+     * @param backend the backend's description, without a password
+     */
     public LockLostException(LockLoss loss, String backend) {
         super(
                 "Lock '" + loss.name() + "' on " + backend + " was lost (" + loss.reason() + "): " + loss.detail(),
@@ -19,7 +25,11 @@ public class LockLostException extends LockException {
         this.loss = loss;
     }
 
-    /** The loss that caused this exception. */
+    /**
+     * The loss that caused this exception.
+     *
+     * @return the loss
+     */
     public LockLoss loss() {
         return loss;
     }

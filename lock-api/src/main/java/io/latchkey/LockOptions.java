@@ -47,11 +47,20 @@ public final class LockOptions {
         this.fairness = b.fairness;
     }
 
-    /** The defaults: 30 s lease, auto-renew every 10 s, no max hold, default retry, not reentrant. */
+    /**
+     * The defaults: 30 s lease, auto-renew every 10 s, no max hold, default retry, not reentrant.
+     *
+     * @return the default options
+     */
     public static LockOptions defaults() {
         return DEFAULTS;
     }
 
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -60,6 +69,8 @@ public final class LockOptions {
      * A builder holding these options. A value that was derived rather than set stays derived: the renew
      * interval of options built without one follows the lease set on this builder (lease/3), exactly as with
      * {@link #builder()}; one that was set explicitly is kept (unless it no longer fits a shorter lease).
+     *
+     * @return a new builder with these options
      */
     public Builder toBuilder() {
         Builder b = new Builder();
@@ -73,31 +84,65 @@ public final class LockOptions {
         return b;
     }
 
+    /**
+     * How long a grant lives in the store without renewal.
+     *
+     * @return the lease, positive
+     */
     public Duration lease() {
         return lease;
     }
 
+    /**
+     * Whether the core renews the lease while the lock is held.
+     *
+     * @return true if auto-renewal is on
+     */
     public boolean autoRenew() {
         return autoRenew;
     }
 
-    /** How often auto-renewal runs: as set, or lease/3 when not set. */
+    /**
+     * How often auto-renewal runs: as set, or lease/3 when not set.
+     *
+     * @return the renew interval, shorter than the lease
+     */
     public Duration renewInterval() {
         return renewInterval;
     }
 
+    /**
+     * The cap on the total hold time, renewals included.
+     *
+     * @return the cap, or empty for none
+     */
     public Optional<Duration> maxHold() {
         return Optional.ofNullable(maxHold);
     }
 
+    /**
+     * How long to pause between attempts while waiting.
+     *
+     * @return the retry strategy
+     */
     public RetryStrategy retry() {
         return retry;
     }
 
+    /**
+     * Whether a thread that holds the lock can acquire it again.
+     *
+     * @return the reentrancy
+     */
     public Reentrancy reentrancy() {
         return reentrancy;
     }
 
+    /**
+     * Whether waiters are served in order.
+     *
+     * @return the fairness asked for
+     */
     public Fairness fairness() {
         return fairness;
     }
@@ -125,6 +170,9 @@ public final class LockOptions {
         /**
          * Lease of each grant: positive, at most 365 days. A renew interval that was not set follows it
          * (lease/3); one that was set and is not shorter than the new lease is dropped, so it follows too.
+         *
+         * @param lease positive, at most 365 days
+         * @return this builder
          */
         public Builder lease(Duration lease) {
             this.lease = Durations.requireLease(lease, "lease");
@@ -134,6 +182,12 @@ public final class LockOptions {
             return this;
         }
 
+        /**
+         * Turns auto-renewal on (the default) or off.
+         *
+         * @param autoRenew whether the core renews the lease while the lock is held
+         * @return this builder
+         */
         public Builder autoRenew(boolean autoRenew) {
             this.autoRenew = autoRenew;
             return this;
@@ -142,18 +196,32 @@ public final class LockOptions {
         /**
          * How often auto-renewal runs: positive and shorter than the lease (checked by {@link #build()});
          * {@code null} for the default, lease/3, which then follows the lease.
+         *
+         * @param renewInterval positive and shorter than the lease, or {@code null} for lease/3
+         * @return this builder
          */
         public Builder renewInterval(@Nullable Duration renewInterval) {
             this.renewInterval = renewInterval == null ? null : Durations.requireLease(renewInterval, "renewInterval");
             return this;
         }
 
-        /** Cap on the total hold time, renewals included: positive, at most 365 days; {@code null} for none. */
+        /**
+         * Cap on the total hold time, renewals included: positive, at most 365 days; {@code null} for none.
+         *
+         * @param maxHold positive, at most 365 days, or {@code null} for no cap
+         * @return this builder
+         */
         public Builder maxHold(@Nullable Duration maxHold) {
             this.maxHold = maxHold == null ? null : Durations.requireLease(maxHold, "maxHold");
             return this;
         }
 
+        /**
+         * The pauses between attempts while waiting.
+         *
+         * @param retry not null; {@link RetryStrategy#none()} for a single attempt
+         * @return this builder
+         */
         public Builder retry(RetryStrategy retry) {
             if (retry == null) {
                 throw new IllegalArgumentException(
@@ -163,6 +231,12 @@ public final class LockOptions {
             return this;
         }
 
+        /**
+         * Whether a thread that holds the lock can acquire it again.
+         *
+         * @param reentrancy {@code NONE} (the default) or {@code PER_THREAD}
+         * @return this builder
+         */
         public Builder reentrancy(Reentrancy reentrancy) {
             if (reentrancy == null) {
                 throw new IllegalArgumentException("reentrancy must not be null: NONE or PER_THREAD");
@@ -171,6 +245,12 @@ public final class LockOptions {
             return this;
         }
 
+        /**
+         * Whether waiters are served in order.
+         *
+         * @param fairness {@code NONE}, {@code PREFERRED} (the default) or {@code REQUIRED}
+         * @return this builder
+         */
         public Builder fairness(Fairness fairness) {
             if (fairness == null) {
                 throw new IllegalArgumentException("fairness must not be null: NONE, PREFERRED or REQUIRED");
@@ -179,6 +259,12 @@ public final class LockOptions {
             return this;
         }
 
+        /**
+         * The options as set.
+         *
+         * @return the options
+         * @throws IllegalArgumentException if the renew interval is not shorter than the lease
+         */
         public LockOptions build() {
             if (renewInterval != null && renewInterval.compareTo(lease) >= 0) {
                 throw new IllegalArgumentException("renewInterval must be shorter than the lease (" + lease + "), was "

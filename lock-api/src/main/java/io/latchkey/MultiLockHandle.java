@@ -14,25 +14,53 @@ import java.util.function.Consumer;
  */
 public interface MultiLockHandle extends AutoCloseable {
 
-    /** The parts, in canonical order. */
+    /**
+     * The parts, in canonical order.
+     *
+     * @return one handle per part
+     */
     List<LockHandle> handles();
 
-    /** Each part's fencing token, by name, in canonical order. */
+    /**
+     * Each part's fencing token, by name, in canonical order.
+     *
+     * @return the fencing tokens by lock name
+     */
     Map<String, Long> fencingTokens();
 
-    /** True while every part is valid: none released, none lost, none run out. */
+    /**
+     * True while every part is valid: none released, none lost, none run out.
+     *
+     * @return whether every part is still held and valid
+     */
     boolean isValid();
 
-    /** The earliest of the parts' {@link LockHandle#validUntil()}: until then all of them are guaranteed. */
+    /**
+     * The earliest of the parts' {@link LockHandle#validUntil()}: until then all of them are guaranteed.
+     *
+     * @return the earliest validity of the parts
+     */
     Instant validUntil();
 
-    /** How much of the guaranteed validity of all parts is left. */
+    /**
+     * How much of the guaranteed validity of all parts is left.
+     *
+     * @return the validity left, never negative
+     */
     Duration remaining();
 
-    /** Completes with the first part's loss; never completes if all are released normally. */
+    /**
+     * Completes with the first part's loss; never completes if all are released normally.
+     *
+     * @return a stage completed with the first loss of a part
+     */
     CompletionStage<LockLoss> lost();
 
-    /** Runs the listener at the first part's loss (at once if a part is already lost). Must not block. */
+    /**
+     * Runs the listener at the first part's loss (at once if a part is already lost). Must not block.
+     *
+     * @param listener receives the first part's loss; must not block
+     */
     void onLost(Consumer<? super LockLoss> listener);
 
     /**

@@ -20,10 +20,19 @@ import java.util.concurrent.ThreadLocalRandom;
 @FunctionalInterface
 public interface RetryStrategy {
 
-    /** A new, independent sequence of delays for one acquisition. */
+    /**
+     * A new, independent sequence of delays for one acquisition.
+     *
+     * @return the delays to pause between attempts, in order; may be infinite
+     */
     Iterator<Duration> delays();
 
-    /** The same delay forever. */
+    /**
+     * The same delay forever.
+     *
+     * @param delay the pause between attempts, positive
+     * @return the strategy
+     */
     static RetryStrategy fixed(Duration delay) {
         Durations.requirePositive(delay, "retry delay");
         return () -> new Iterator<>() {
@@ -42,6 +51,10 @@ public interface RetryStrategy {
     /**
      * Exponential backoff with "equal jitter": the n-th delay is uniformly random in [d/2, d] where
      * d = min(max, initial × 2ⁿ). Jitter keeps waiters from different processes from polling in step.
+     *
+     * @param initial the first delay's upper bound, positive
+     * @param max the largest delay, at least {@code initial}
+     * @return the strategy
      */
     static RetryStrategy exponential(Duration initial, Duration max) {
         Durations.requirePositive(initial, "initial retry delay");
@@ -70,12 +83,20 @@ public interface RetryStrategy {
         };
     }
 
-    /** The default: exponential from 10 ms up to 250 ms, with jitter. */
+    /**
+     * The default: exponential from 10 ms up to 250 ms, with jitter.
+     *
+     * @return the default strategy
+     */
     static RetryStrategy defaultStrategy() {
         return DefaultHolder.DEFAULT;
     }
 
-    /** Never retries: one attempt, then {@link LockTimeoutException} if the lock was busy. */
+    /**
+     * Never retries: one attempt, then {@link LockTimeoutException} if the lock was busy.
+     *
+     * @return the strategy with no retries
+     */
     static RetryStrategy none() {
         return () -> new Iterator<>() {
             @Override

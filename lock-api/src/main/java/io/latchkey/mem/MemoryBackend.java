@@ -50,7 +50,11 @@ public final class MemoryBackend implements LockBackend {
         this.store = store;
     }
 
-    /** The store this backend talks to. */
+    /**
+     * The store this backend talks to.
+     *
+     * @return the store
+     */
     public MemoryStore store() {
         return store;
     }

@@ -30,6 +30,10 @@ import org.jspecify.annotations.Nullable;
  * non-queued waiters (awaitChange) share one Condition signalled once per release. Loss notifications to
  * holders (virtual expiry, forced release) are sent after the slot lock is released.
  */
+/**
+ * An in-memory lock store, shared by every {@code mem:} client that uses it as a server is shared by its clients;
+ * expiry is judged by the store's own {@link TimeSource}.
+ */
 public final class MemoryStore {
     private static final ConcurrentHashMap<String, MemoryStore> NAMED = new ConcurrentHashMap<>();
 
@@ -45,7 +49,11 @@ public final class MemoryStore {
         this(null, TimeSource.system());
     }
 
-    /** A private store on the given clock (for example a {@link VirtualClock}). */
+    /**
+     * A private store on the given clock (for example a {@link VirtualClock}).
+     *
+     * @param time the store's clock
+     */
     public MemoryStore(TimeSource time) {
         this(null, time);
     }
@@ -66,6 +74,9 @@ public final class MemoryStore {
     /**
      * The JVM-wide store with this name, created on first use and kept for the life of the JVM (as H2's
      * {@code DB_CLOSE_DELAY=-1}), so every {@code mem:NAME} client in the JVM shares it.
+     *
+     * @param name the store's name
+     * @return the store
      */
     public static MemoryStore named(String name) {
         if (name == null || name.isEmpty()) {
@@ -74,12 +85,20 @@ public final class MemoryStore {
         return NAMED.computeIfAbsent(name, n -> new MemoryStore(n, TimeSource.system()));
     }
 
-    /** The store's clock. */
+    /**
+     * The store's clock.
+     *
+     * @return the clock that judges expiry
+     */
     public TimeSource time() {
         return time;
     }
 
-    /** Simulates an outage: while unavailable, every operation throws {@link BackendUnavailableException}. */
+    /**
+     * Simulates an outage: while unavailable, every operation throws {@link BackendUnavailableException}.
+     *
+     * @param available false to start an outage, true to end it
+     */
     public void setAvailable(boolean available) {
         this.available = available;
         if (available) {
@@ -96,7 +115,11 @@ public final class MemoryStore {
         }
     }
 
-    /** A backend (one client's view) on this store. */
+    /**
+     * A backend (one client's view) on this store.
+     *
+     * @return a new backend
+     */
     public MemoryBackend newBackend() {
         return new MemoryBackend(this);
     }

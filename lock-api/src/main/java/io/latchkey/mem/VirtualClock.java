@@ -17,7 +17,11 @@ public final class VirtualClock implements TimeSource {
     private final Instant origin;
     private final CopyOnWriteArrayList<Runnable> onAdvance = new CopyOnWriteArrayList<>();
 
-    /** A clock starting at the given wall instant. */
+    /**
+     * A clock starting at the given wall instant.
+     *
+     * @param origin the wall instant of the clock's start
+     */
     public VirtualClock(Instant origin) {
         if (origin == null) {
             throw new IllegalArgumentException("origin must not be null");
@@ -30,7 +34,11 @@ public final class VirtualClock implements TimeSource {
         this(Instant.parse("2000-01-01T00:00:00Z"));
     }
 
-    /** Moves time forward and lets the stores on this clock expire what ran out. */
+    /**
+     * Moves time forward and lets the stores on this clock expire what ran out.
+     *
+     * @param by how far to move, not negative
+     */
     public void advance(Duration by) {
         if (by == null || by.isNegative()) {
             throw new IllegalArgumentException(

@@ -7,12 +7,19 @@ package io.latchkey.recipes;
  */
 public interface ElectionListener {
 
-    /** This instance won the election; the term carries the fencing token to pass to the resources it writes. */
+    /**
+     * This instance won the election; the term carries the fencing token to pass to the resources it writes.
+     *
+     * @param term the new term
+     */
     default void onElected(Term term) {}
 
     /**
      * The term ended. By the time this runs, {@link Elector#isLeader()} is already false; when the reason is
      * {@link Revocation.Reason#LOST} another instance may already lead.
+     *
+     * @param term the term that ended
+     * @param revocation why it ended
      */
     default void onRevoked(Term term, Revocation revocation) {}
 }

@@ -42,12 +42,22 @@ import org.jspecify.annotations.Nullable;
  */
 public interface Elector extends AutoCloseable {
 
-    /** A builder for an elector on {@code name} (checked as a lock name) through {@code client}. */
+    /**
+     * A builder for an elector on {@code name} (checked as a lock name) through {@code client}.
+     *
+     * @param client the client whose lock carries the election
+     * @param name the election's name, used as the lock's name
+     * @return a new builder
+     */
     static Builder builder(LockClient client, String name) {
         return new Builder(client, name);
     }
 
-    /** The election's name. */
+    /**
+     * The election's name.
+     *
+     * @return the election's name, which is its lock's name
+     */
     String name();
 
     /**
@@ -58,16 +68,27 @@ public interface Elector extends AutoCloseable {
      */
     Elector start();
 
-    /** True while this instance leads: its current term is not revoked and its grant is still valid. */
+    /**
+     * True while this instance leads: its current term is not revoked and its grant is still valid.
+     *
+     * @return whether this instance leads now
+     */
     boolean isLeader();
 
-    /** The current term, while this instance leads. */
+    /**
+     * The current term, while this instance leads.
+     *
+     * @return the current term, or empty when this instance does not lead
+     */
     Optional<Term> term();
 
     /**
      * Waits up to {@code wait} for this instance to lead.
      *
+     *
+     * @param wait how long to wait: zero or positive
      * @return the term, or empty if the wait ran out (or the elector was closed)
+     * @throws InterruptedException if the thread is interrupted while waiting
      */
     Optional<Term> awaitLeadership(Duration wait) throws InterruptedException;
 
@@ -75,6 +96,8 @@ public interface Elector extends AutoCloseable {
      * Who leads now, as the store says: the holder's owner id (whose first part is the leading client's
      * {@value io.latchkey.Latchkey#OWNER_SETTING} setting, or its host and process id) and fencing token. Empty when
      * nobody leads. One read from the store.
+     *
+     * @return the leader as the store records it, or empty
      */
     Optional<LockInfo> currentLeader();
 
@@ -112,6 +135,9 @@ public interface Elector extends AutoCloseable {
          * The election lock's options (default {@link LockOptions#defaults()}: 30 s lease, renewed every 10 s).
          * The lease bounds how long a dead leader blocks the election. Auto-renewal must be on (a term lasts
          * while it is renewed) and reentrancy {@link Reentrancy#NONE}.
+         *
+         * @param options the election lock's options
+         * @return this builder
          */
         public Builder options(LockOptions options) {
             if (options == null) {
@@ -130,13 +156,24 @@ public interface Elector extends AutoCloseable {
             return this;
         }
 
-        /** How long {@link #relinquish()} keeps this instance out of the election: positive; default the lease. */
+        /**
+         * How long {@link #relinquish()} keeps this instance out of the election: positive; default the lease.
+         *
+         * @param backoff how long a relinquished instance stays out, positive
+         * @return this builder
+         */
         public Builder relinquishBackoff(Duration backoff) {
             this.relinquishBackoff = Durations.requireLease(backoff, "relinquishBackoff");
             return this;
         }
 
-        /** Adds a listener, called on {@code executor} one call at a time in order. */
+        /**
+         * Adds a listener, called on {@code executor} one call at a time in order.
+         *
+         * @param listener the listener
+         * @param executor where its calls run
+         * @return this builder
+         */
         public Builder listener(ElectionListener listener, Executor executor) {
             if (listener == null || executor == null) {
                 throw new IllegalArgumentException(
@@ -146,7 +183,11 @@ public interface Elector extends AutoCloseable {
             return this;
         }
 
-        /** The elector, not yet started. */
+        /**
+         * The elector, not yet started.
+         *
+         * @return the elector; {@link Elector#start()} joins the election
+         */
         public Elector build() {
             return new LockElector(
                     client,

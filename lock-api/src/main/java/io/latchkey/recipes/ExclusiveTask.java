@@ -13,6 +13,9 @@ public interface ExclusiveTask {
     /**
      * Runs the task. Pass {@code handle.fencingToken()} to the resources it writes so that they can reject writes
      * from a holder that was paused past its lease.
+     *
+     * @param handle the key's lock, held while the task runs
+     * @throws Exception ends the task as a return does ({@link TaskEnd} decides whether the lock is released)
      */
     void run(LockHandle handle) throws Exception;
 }

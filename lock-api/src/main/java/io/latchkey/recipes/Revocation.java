@@ -23,11 +23,21 @@ public record Revocation(Reason reason, @Nullable LockLoss loss) {
         CLOSED
     }
 
+    /**
+     * Checks that a reason is given.
+     *
+     * @param reason what ended the term
+     * @param loss the loss report for {@link Reason#LOST}, else {@code null}
+     */
     public Revocation {
         Objects.requireNonNull(reason, "reason");
     }
 
-    /** The loss report, for a {@link Reason#LOST} revocation. */
+    /**
+     * The loss report, for a {@link Reason#LOST} revocation.
+     *
+     * @return the loss report, or empty for the other reasons
+     */
     public Optional<LockLoss> lossReport() {
         return Optional.ofNullable(loss);
     }

@@ -25,29 +25,52 @@ public interface TaskHandle {
         /** Stopped by {@code stop(key)}, {@link #stop()} or {@code close()}; the task was cancelled. Final. */
         STOPPED;
 
-        /** True for the states a task never leaves. */
+        /**
+         * True for the states a task never leaves.
+         *
+         * @return whether the task can no longer change state
+         */
         public boolean isFinal() {
             return this == COMPLETED || this == NOT_ACQUIRED || this == LOST || this == STOPPED;
         }
     }
 
-    /** The key. */
+    /**
+     * The key.
+     *
+     * @return the key given to {@link ExclusiveTasks#start}
+     */
     String key();
 
-    /** Where the task is now. */
+    /**
+     * Where the task is now.
+     *
+     * @return the task's state now
+     */
     State state();
 
-    /** The lock's current grant, while the task runs or the lock is kept after it. */
+    /**
+     * The lock's current grant, while the task runs or the lock is kept after it.
+     *
+     * @return the key's lock handle, or empty when this instance does not hold it
+     */
     Optional<LockHandle> lock();
 
     /**
      * Waits up to {@code wait} for the task to be running.
      *
+     *
+     * @param wait how long to wait: zero or positive
      * @return true if it is running; false if the wait ran out or the task reached a final state first
+     * @throws InterruptedException if the thread is interrupted while waiting
      */
     boolean awaitRunning(Duration wait) throws InterruptedException;
 
-    /** Completes with the final state once the task has ended and its lock was released. */
+    /**
+     * Completes with the final state once the task has ended and its lock was released.
+     *
+     * @return a stage completed with the final state
+     */
     CompletionStage<State> done();
 
     /**

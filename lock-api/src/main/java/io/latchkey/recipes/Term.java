@@ -21,22 +21,38 @@ public final class Term {
         this.electedAt = electedAt;
     }
 
-    /** The election's name (the lock's name). */
+    /**
+     * The election's name (the lock's name).
+     *
+     * @return the election's name
+     */
     public String name() {
         return handle.name();
     }
 
-    /** The fencing token of this term: strictly greater than every earlier term's. */
+    /**
+     * The fencing token of this term: strictly greater than every earlier term's.
+     *
+     * @return the term's fencing token
+     */
     public long fencingToken() {
         return handle.fencingToken();
     }
 
-    /** The owner id the store records for this term (see {@link Elector#currentLeader()}). */
+    /**
+     * The owner id the store records for this term (see {@link Elector#currentLeader()}).
+     *
+     * @return the owner id of this term's grant
+     */
     public String owner() {
         return handle.owner();
     }
 
-    /** When this instance was elected (wall clock, for display). */
+    /**
+     * When this instance was elected (wall clock, for display).
+     *
+     * @return the instant of election, on the client's wall clock
+     */
     public Instant electedAt() {
         return electedAt;
     }
@@ -44,12 +60,18 @@ public final class Term {
     /**
      * Until when the term is guaranteed, unless renewed: no other instance can be elected before this instant
      * (judged conservatively by a monotonic clock). Moves forward with each renewal.
+     *
+     * @return the instant until which no other instance can lead without a renewal of this term
      */
     public Instant validUntil() {
         return handle.validUntil();
     }
 
-    /** True while this term lasts: not revoked, and its grant still valid. */
+    /**
+     * True while this term lasts: not revoked, and its grant still valid.
+     *
+     * @return whether this term still lasts
+     */
     public boolean isCurrent() {
         return !ended.get() && handle.isValid();
     }

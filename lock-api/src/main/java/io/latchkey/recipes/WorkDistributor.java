@@ -39,24 +39,50 @@ import org.jspecify.annotations.Nullable;
  */
 public interface WorkDistributor extends AutoCloseable {
 
-    /** A builder for a distributor of the group's items through {@code client}. */
+    /**
+     * A builder for a distributor of the group's items through {@code client}.
+     *
+     * @param client the client whose locks claim the items
+     * @param group the group's name, the namespace of its locks
+     * @return a new builder
+     */
     static Builder builder(LockClient client, String group) {
         return new Builder(client, group);
     }
 
-    /** Joins the group and starts claiming items, on a thread of its own; returns at once. */
+    /**
+     * Joins the group and starts claiming items, on a thread of its own; returns at once.
+     *
+     * @return this distributor
+     */
     WorkDistributor start();
 
-    /** This instance's id in the group. */
+    /**
+     * This instance's id in the group.
+     *
+     * @return the instance id, unique in the group
+     */
     String instanceId();
 
-    /** The items this instance holds now. */
+    /**
+     * The items this instance holds now.
+     *
+     * @return the items held here, a snapshot
+     */
     Set<String> assigned();
 
-    /** The live instances' ids, read from the store (one {@code list}). */
+    /**
+     * The live instances' ids, read from the store (one {@code list}).
+     *
+     * @return the ids of the instances in the group, a snapshot
+     */
     Set<String> members();
 
-    /** Every held item and its holder's owner id, read from the store (one {@code list}). */
+    /**
+     * Every held item and its holder's owner id, read from the store (one {@code list}).
+     *
+     * @return each held item mapped to its holder's owner id, a snapshot
+     */
     Map<String, String> assignments();
 
     /** Gives up every item (cancelling its work, releasing it) and leaves the group. Idempotent. */
@@ -83,7 +109,12 @@ public interface WorkDistributor extends AutoCloseable {
             this.group = Latchkey.checkLockName(group);
         }
 
-        /** The items: at least one, distinct, each making a valid lock name under the group. */
+        /**
+         * The items: at least one, distinct, each making a valid lock name under the group.
+         *
+         * @param items the items to spread over the group's instances
+         * @return this builder
+         */
         public Builder items(Collection<String> items) {
             if (items == null || items.isEmpty()) {
                 throw new IllegalArgumentException("items must hold at least one item, was " + items);
@@ -102,7 +133,12 @@ public interface WorkDistributor extends AutoCloseable {
             return this;
         }
 
-        /** The most items one instance holds: at least 1; default no cap. */
+        /**
+         * The most items one instance holds: at least 1; default no cap.
+         *
+         * @param cap the most items per instance, at least 1
+         * @return this builder
+         */
         public Builder cap(int cap) {
             if (cap < 1) {
                 throw new IllegalArgumentException("cap must be at least 1, was " + cap);
@@ -111,7 +147,12 @@ public interface WorkDistributor extends AutoCloseable {
             return this;
         }
 
-        /** What runs for each claimed item. Required. */
+        /**
+         * What runs for each claimed item. Required.
+         *
+         * @param worker called for each item this instance claims and gives up
+         * @return this builder
+         */
         public Builder worker(ItemWorker worker) {
             if (worker == null) {
                 throw new IllegalArgumentException("worker must not be null");
@@ -123,6 +164,9 @@ public interface WorkDistributor extends AutoCloseable {
         /**
          * The options of the membership and item locks (default {@link LockOptions#defaults()}: 30 s lease). The
          * lease bounds how long a dead instance's items stay unclaimed. Auto-renewal on, reentrancy NONE.
+         *
+         * @param options the membership and item locks' options
+         * @return this builder
          */
         public Builder options(LockOptions options) {
             if (options == null) {
@@ -136,13 +180,23 @@ public interface WorkDistributor extends AutoCloseable {
             return this;
         }
 
-        /** How often each instance recounts members and rebalances: positive; default the renew interval. */
+        /**
+         * How often each instance recounts members and rebalances: positive; default the renew interval.
+         *
+         * @param interval the time between rebalances, positive
+         * @return this builder
+         */
         public Builder rebalanceInterval(Duration interval) {
             this.rebalanceInterval = Durations.requireLease(interval, "rebalanceInterval");
             return this;
         }
 
-        /** This instance's id in the group (default a random 8-character id); one lock-name segment. */
+        /**
+         * This instance's id in the group (default a random 8-character id); one lock-name segment.
+         *
+         * @param id the instance id, one lock-name segment
+         * @return this builder
+         */
         public Builder instanceId(String id) {
             if (id == null || id.isEmpty() || id.contains("/")) {
                 throw new IllegalArgumentException("instanceId must be non-empty without '/', was '" + id + "'");
@@ -152,13 +206,22 @@ public interface WorkDistributor extends AutoCloseable {
             return this;
         }
 
-        /** How long giving up an item waits for its work to return (positive; default 10 s). */
+        /**
+         * How long giving up an item waits for its work to return (positive; default 10 s).
+         *
+         * @param timeout the wait for an item's work to return, positive
+         * @return this builder
+         */
         public Builder stopTimeout(Duration timeout) {
             this.stopTimeout = Durations.requireLease(timeout, "stopTimeout");
             return this;
         }
 
-        /** The distributor, not yet started. */
+        /**
+         * The distributor, not yet started.
+         *
+         * @return the distributor; {@link WorkDistributor#start()} joins the group
+         */
         public WorkDistributor build() {
             if (items.isEmpty()) {
                 throw new IllegalArgumentException("items must be set before build()");

@@ -16,7 +16,14 @@ import java.time.Duration;
  *                 {@code SEMAPHORE}
  */
 public record AcquireRequest(String name, String owner, Duration lease, Fairness fairness, GrantKind kind) {
-    /** A request for an exclusive lock. */
+    /**
+     * A request for an exclusive lock.
+     *
+     * @param name the lock's name
+     * @param owner the owner id of this acquisition, the same on every retry
+     * @param lease the lease asked for
+     * @param fairness the fairness asked for
+     */
     public AcquireRequest(String name, String owner, Duration lease, Fairness fairness) {
         this(name, owner, lease, fairness, GrantKind.EXCLUSIVE);
     }

@@ -70,6 +70,9 @@ public final class BackendUri {
     /**
      * Takes a URI text apart; {@code mem:} alone (nothing after the colon) reads as {@code mem:/}.
      *
+     *
+     * @param text the URI as written
+     * @return the parsed URI
      * @throws IllegalArgumentException if it is blank or malformed, quoting it with its secrets masked
      */
     public static URI toUri(String text) {
@@ -90,10 +93,12 @@ public final class BackendUri {
     /**
      * Parses a hierarchical backend URI.
      *
+     *
      * @param uri         the URI
      * @param backend     what messages call the backend ({@code Redis}, {@code etcd}); also the settings' name
      * @param settings    settings given besides the URI; null means none
      * @param defaultPort the port of a host written without one
+     * @return the parts of the URI
      * @throws IllegalArgumentException for a missing host, a bad port, settings given twice, or credentials
      *                                  given twice
      */
@@ -150,32 +155,56 @@ public final class BackendUri {
         return new BackendUri(scheme, List.copyOf(hosts), user, password, path, Settings.of(backend, merged), redacted);
     }
 
-    /** The scheme, lower case: {@code redis}, {@code redlock}, {@code etcds}. */
+    /**
+     * The scheme, lower case: {@code redis}, {@code redlock}, {@code etcds}.
+     *
+     * @return the scheme
+     */
     public String scheme() {
         return scheme;
     }
 
-    /** The hosts, in the order written; at least one. */
+    /**
+     * The hosts, in the order written; at least one.
+     *
+     * @return the hosts
+     */
     public List<HostPort> hosts() {
         return hosts;
     }
 
-    /** The user, from the user-info or the setting {@code user}. */
+    /**
+     * The user, from the user-info or the setting {@code user}.
+     *
+     * @return the user, or empty
+     */
     public Optional<String> user() {
         return Optional.ofNullable(user);
     }
 
-    /** The password, from the user-info or the setting {@code password}. Never print it. */
+    /**
+     * The password, from the user-info or the setting {@code password}. Never print it.
+     *
+     * @return the password, or empty
+     */
     public Optional<String> password() {
         return Optional.ofNullable(password);
     }
 
-    /** The path after the hosts, percent-decoded, without its leading slash; empty if none. */
+    /**
+     * The path after the hosts, percent-decoded, without its leading slash; empty if none.
+     *
+     * @return the path, or an empty string
+     */
     public String path() {
         return path;
     }
 
-    /** The query parameters and the settings map, merged, without the credentials. */
+    /**
+     * The query parameters and the settings map, merged, without the credentials.
+     *
+     * @return the settings
+     */
     public Settings settings() {
         return settings;
     }
@@ -183,6 +212,8 @@ public final class BackendUri {
     /**
      * The store as one-line errors name it: {@code redis://h:6379}, {@code redlock://h1:1,h2:2,h3:3/2}: scheme,
      * hosts and path; no user-info and no query, so nothing secret, whatever form the credentials came in.
+     *
+     * @return the target, safe to show
      */
     public String target() {
         StringBuilder sb = new StringBuilder(scheme).append("://");

@@ -11,20 +11,36 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class DaemonThreads {
     private DaemonThreads() {}
 
-    /** A factory whose threads are named {@code prefix-1}, {@code prefix-2}, … */
+    /**
+     * A factory whose threads are named {@code prefix-1}, {@code prefix-2}, …
+     *
+     * @param prefix the threads' name prefix
+     * @return the factory
+     */
     public static ThreadFactory factory(String prefix) {
         requirePrefix(prefix);
         AtomicInteger n = new AtomicInteger();
         return r -> named(prefix + "-" + n.incrementAndGet(), r);
     }
 
-    /** A factory for a single-thread executor: its thread is named {@code name} exactly. */
+    /**
+     * A factory for a single-thread executor: its thread is named {@code name} exactly.
+     *
+     * @param name the thread's name
+     * @return the factory
+     */
     public static ThreadFactory single(String name) {
         requirePrefix(name);
         return r -> named(name, r);
     }
 
-    /** Starts a daemon thread named {@code name} that runs {@code task}. */
+    /**
+     * Starts a daemon thread named {@code name} that runs {@code task}.
+     *
+     * @param name the thread's name
+     * @param task what it runs
+     * @return the started thread
+     */
     public static Thread start(String name, Runnable task) {
         requirePrefix(name);
         Thread t = named(name, task);

@@ -10,13 +10,25 @@ import java.time.Duration;
 public final class Deadlines {
     private Deadlines() {}
 
-    /** {@code a + b}, or {@link Long#MAX_VALUE} if that overflows (the deadline is as good as never). */
+    /**
+     * {@code a + b}, or {@link Long#MAX_VALUE} if that overflows (the deadline is as good as never).
+     *
+     * @param a a {@code System.nanoTime()} reading or a deadline
+     * @param b nanoseconds to add, not negative
+     * @return the sum, or {@link Long#MAX_VALUE}
+     */
     public static long saturatedAdd(long a, long b) {
         long r = a + b;
         return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
     }
 
-    /** The deadline {@code wait} after {@code nowNanos}; saturating. {@code wait} must not be negative. */
+    /**
+     * The deadline {@code wait} after {@code nowNanos}; saturating. {@code wait} must not be negative.
+     *
+     * @param nowNanos the current {@code System.nanoTime()}
+     * @param wait the time to add
+     * @return the deadline in nanoseconds
+     */
     public static long after(long nowNanos, Duration wait) {
         if (wait.isNegative()) {
             throw new IllegalArgumentException("wait must not be negative, was " + wait);
@@ -30,7 +42,13 @@ public final class Deadlines {
         return saturatedAdd(nowNanos, nanos);
     }
 
-    /** Nanoseconds left until the deadline, never negative. */
+    /**
+     * Nanoseconds left until the deadline, never negative.
+     *
+     * @param deadlineNanos the deadline
+     * @param nowNanos the current {@code System.nanoTime()}
+     * @return the nanoseconds left, zero once passed
+     */
     public static long remaining(long deadlineNanos, long nowNanos) {
         return Math.max(0L, deadlineNanos - nowNanos);
     }

@@ -37,8 +37,10 @@ public final class DurationText {
     /**
      * Parses a duration written by a person.
      *
+     *
      * @param key  what the text is (a setting name, an option), for the message
      * @param text the text
+     * @return the duration
      * @throws IllegalArgumentException naming the key, quoting the text and giving examples
      */
     public static Duration parse(String key, String text) {
@@ -77,6 +79,9 @@ public final class DurationText {
     /**
      * A duration the way people write it and {@link #parse} reads it back: {@code 250ms}, {@code 5s},
      * {@code 1.5s}, {@code 1m30s}, {@code 1h}. Below a millisecond it prints ISO-8601 ({@code PT0.0005S}).
+     *
+     * @param d the duration
+     * @return its text
      */
     public static String format(Duration d) {
         if (d == null) {

@@ -21,7 +21,15 @@ public record Grant(
         long validUntilNanos,
         @Nullable Object state,
         GrantKind kind) implements AcquireResult {
-    /** A grant of an exclusive lock. */
+    /**
+     * A grant of an exclusive lock.
+     *
+     * @param name the lock's name
+     * @param owner the owner id the grant was made for
+     * @param fencingToken the grant's token
+     * @param validUntilNanos the validity end, in the backend's {@link TimeSource#nanoTime()}
+     * @param state backend-private data, or {@code null}
+     */
     public Grant(String name, String owner, long fencingToken, long validUntilNanos, @Nullable Object state) {
         this(name, owner, fencingToken, validUntilNanos, state, GrantKind.EXCLUSIVE);
     }

@@ -14,18 +14,33 @@ public record GrantKind(Type type, int permits, int limit) {
     /** The largest permit count a semaphore may have. */
     public static final int MAX_PERMITS = 10_000;
 
+    /** A plain lock. */
     public static final GrantKind EXCLUSIVE = new GrantKind(Type.EXCLUSIVE, 1, 1);
+    /** The read side of a read-write lock. */
     public static final GrantKind READ = new GrantKind(Type.READ, 1, 1);
+    /** The write side of a read-write lock. */
     public static final GrantKind WRITE = new GrantKind(Type.WRITE, 1, 1);
 
     /** The kinds of grant. */
     public enum Type {
+        /** A plain lock. */
         EXCLUSIVE,
+        /** The shared side of a read-write lock. */
         READ,
+        /** The exclusive side of a read-write lock. */
         WRITE,
+        /** Permits of a semaphore. */
         PERMITS
     }
 
+    /**
+     * Checks the permit counts.
+     *
+     * @param type which primitive and side
+     * @param permits for {@code PERMITS}: 1 to {@code limit}; else 1
+     * @param limit for {@code PERMITS}: 1 to {@link #MAX_PERMITS}; else 1
+     * @throws IllegalArgumentException if a count is out of range
+     */
     public GrantKind {
         if (type == null) {
             throw new IllegalArgumentException("grant kind type must not be null");
@@ -43,12 +58,22 @@ public record GrantKind(Type type, int permits, int limit) {
         }
     }
 
-    /** {@code n} permits of a semaphore with {@code limit} permits. */
+    /**
+     * {@code n} permits of a semaphore with {@code limit} permits.
+     *
+     * @param n the permits to take, 1 to {@code limit}
+     * @param limit the semaphore's permit count
+     * @return the kind
+     */
     public static GrantKind permits(int n, int limit) {
         return new GrantKind(Type.PERMITS, n, limit);
     }
 
-    /** True for the kinds several owners may hold at once (reads, permits). */
+    /**
+     * True for the kinds several owners may hold at once (reads, permits).
+     *
+     * @return whether the kind is shared
+     */
     public boolean shared() {
         return type == Type.READ || type == Type.PERMITS;
     }

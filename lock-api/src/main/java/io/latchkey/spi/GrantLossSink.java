@@ -10,9 +10,23 @@ import org.jspecify.annotations.Nullable;
  */
 public interface GrantLossSink {
 
-    /** The grant made to {@code owner} for {@code name} is gone. */
+    /**
+     * The grant made to {@code owner} for {@code name} is gone.
+     *
+     * @param name the lock's name
+     * @param owner the owner id of the grant
+     * @param reason why it is gone
+     * @param detail a human-readable explanation
+     * @param cause the store client's error, or {@code null}
+     */
     void grantLost(String name, String owner, LockLoss.Reason reason, String detail, @Nullable Throwable cause);
 
-    /** Every grant this backend instance made is gone (for example the session that bound them expired). */
+    /**
+     * Every grant this backend instance made is gone (for example the session that bound them expired).
+     *
+     * @param reason why they are gone
+     * @param detail a human-readable explanation
+     * @param cause the store client's error, or {@code null}
+     */
     void allLost(LockLoss.Reason reason, String detail, @Nullable Throwable cause);
 }

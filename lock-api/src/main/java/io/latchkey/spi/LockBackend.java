@@ -41,21 +41,42 @@ import org.jspecify.annotations.Nullable;
  */
 public interface LockBackend extends AutoCloseable {
 
-    /** The store's URI or a similar description, without any password. */
+    /**
+     * The store's URI or a similar description, without any password.
+     *
+     * @return the description used in messages, safe to log
+     */
     String description();
 
-    /** What the backend offers beyond the core contract; the TCK tests each claim. */
+    /**
+     * What the backend offers beyond the core contract; the TCK tests each claim.
+     *
+     * @return the capabilities this backend claims
+     */
     Set<Capability> capabilities();
 
-    /** The clock for this backend's grants; the system clock unless the store is virtual. */
+    /**
+     * The clock for this backend's grants; the system clock unless the store is virtual.
+     *
+     * @return the time source of validity computations
+     */
     default TimeSource timeSource() {
         return TimeSource.system();
     }
 
-    /** Called once by the core before any other call, with where to report losses the store detects itself. */
+    /**
+     * Called once by the core before any other call, with where to report losses the store detects itself.
+     *
+     * @param sink where the backend reports grants the store ended (a session expiry, a lost lease)
+     */
     default void bind(GrantLossSink sink) {}
 
-    /** One attempt, without waiting in the store. */
+    /**
+     * One attempt, without waiting in the store.
+     *
+     * @param request the name, owner id, lease and kind of the grant asked for
+     * @return the grant, or {@link Busy} naming the holder when it can tell
+     */
     AcquireResult tryAcquire(AcquireRequest request);
 
     /**
@@ -63,6 +84,11 @@ public interface LockBackend extends AutoCloseable {
      * {@code maxWait}; returns {@link Busy} if still not granted then. The default is one
      * {@link #tryAcquire} and the core's loop does the waiting. Must honour interruption and leave nothing
      * held or queued when it returns busy or throws.
+     *
+     * @param request the name, owner id, lease and kind of the grant asked for
+     * @param maxWait the longest wait inside the store
+     * @return the grant, or {@link Busy} when still not granted
+     * @throws InterruptedException if the thread is interrupted; nothing is then held or queued
      */
     default AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
         return tryAcquire(request);
@@ -73,7 +99,11 @@ public interface LockBackend extends AutoCloseable {
      * The default sleeps the whole timeout: backends that can be notified override it and claim
      * {@link Capability#NATIVE_WAIT}. One release should wake one waiter per client.
      *
+     *
+     * @param name the lock's name
+     * @param timeout the longest pause
      * @return true if woken by a notification, false on timeout
+     * @throws InterruptedException if the thread is interrupted while paused
      */
     default boolean awaitChange(String name, Duration timeout) throws InterruptedException {
         TimeUnit.NANOSECONDS.sleep(timeout.toNanos());
@@ -84,6 +114,11 @@ public interface LockBackend extends AutoCloseable {
      * As {@link #awaitChange(String, Duration)} for the primitive the request is for; the default waits on the
      * name. A backend that claims {@link io.latchkey.Capability#SEMAPHORE} overrides it to wake on the semaphore's
      * releases.
+     *
+     * @param request the acquisition that found the primitive busy
+     * @param timeout the longest pause
+     * @return true if woken by a notification, false on timeout
+     * @throws InterruptedException if the thread is interrupted while paused
      */
     default boolean awaitChange(AcquireRequest request, Duration timeout) throws InterruptedException {
         return awaitChange(request.name(), timeout);
@@ -93,7 +128,10 @@ public interface LockBackend extends AutoCloseable {
      * The permits of semaphore {@code name} that no valid grant holds. Backends that claim
      * {@link io.latchkey.Capability#SEMAPHORE} override it.
      *
+     *
      * @param limit the permit count the caller opened the semaphore with
+     * @param name the semaphore's name
+     * @return the free permits, 0 to {@code limit}
      * @throws IllegalArgumentException if the store knows {@code name} with another permit count
      */
     default int availablePermits(String name, int limit) {
@@ -104,6 +142,9 @@ public interface LockBackend extends AutoCloseable {
     /**
      * Why this backend does not offer {@code capability}, if it has a reason worth telling the user (for example
      * Redlock and semaphores); {@code null} for the core's generic refusal.
+     *
+     * @param capability a capability this backend does not claim
+     * @return the reason, or {@code null}
      */
     default @Nullable String refusal(Capability capability) {
         return null;
@@ -113,6 +154,8 @@ public interface LockBackend extends AutoCloseable {
      * The core calls this when an acquisition that the store answered "busy" gives up (timeout, interruption,
      * failure), with the request it was making: a backend that recorded something for the waiter (a writer's
      * intent) removes it now rather than at its expiry. The default does nothing.
+     *
+     * @param request the request of the acquisition that gave up
      */
     default void withdraw(AcquireRequest request) {}
 
@@ -122,27 +165,57 @@ public interface LockBackend extends AutoCloseable {
      * it (the core does not release it). The read grant's token is not lower than the write grant's (a queue store
      * keeps the writer's place and token), and every later grant's token must be greater. Returns null, changing nothing, if the store no longer holds {@code write}.
      * Backends that claim {@code READ_WRITE} implement it; the default refuses.
+     *
+     * @param write the held write grant
+     * @param read the read request (same name, kind {@code READ}, new owner id)
+     * @return the read grant, or {@code null} if the store no longer holds {@code write}
      */
     default @Nullable Grant downgrade(Grant write, AcquireRequest read) {
         throw new UnsupportedOperationException("downgrading a write lock is not supported by " + description());
     }
 
-    /** Extends this grant's lease if the store still holds it. */
+    /**
+     * Extends this grant's lease if the store still holds it.
+     *
+     * @param grant the grant to renew
+     * @param lease the new lease, counted from before the request
+     * @return the new validity, or that the store no longer holds the grant
+     */
     RenewResult renew(Grant grant, Duration lease);
 
-    /** Removes this grant if the store still holds it; true if it did. */
+    /**
+     * Removes this grant if the store still holds it; true if it did.
+     *
+     * @param grant the grant to release
+     * @return true if the store held the grant and removed it
+     */
     boolean release(Grant grant);
 
-    /** What the store holds for {@code name}. */
+    /**
+     * What the store holds for {@code name}.
+     *
+     * @param name the lock's name
+     * @return the holder as the store reports it, or empty when free
+     */
     Optional<LockInfo> inspect(String name);
 
-    /** Every held lock whose name starts with {@code prefix}; backends with {@link Capability#LISTING} override it. */
+    /**
+     * Every held lock whose name starts with {@code prefix}; backends with {@link Capability#LISTING} override it.
+     *
+     * @param prefix the start of the names to list; {@code ""} for all
+     * @return one entry per held lock
+     */
     default List<LockInfo> list(String prefix) {
         throw new UnsupportedOperationException(
                 "listing locks is not supported by " + description() + " (capability LISTING not claimed)");
     }
 
-    /** Removes the current grant of {@code name}, whoever holds it; true if there was one. */
+    /**
+     * Removes the current grant of {@code name}, whoever holds it; true if there was one.
+     *
+     * @param name the lock's name
+     * @return true if a grant was removed
+     */
     default boolean forceRelease(String name) {
         throw new UnsupportedOperationException("forced release is not supported by " + description());
     }

@@ -14,15 +14,19 @@ public interface LockBackendProvider {
     /**
      * The schemes this provider serves, lower case, without the colon: {@code "redis"}, {@code "mem"};
      * JDBC providers name the sub-protocol too: {@code "jdbc:postgresql"}.
+     *
+     * @return the schemes
      */
     Set<String> schemes();
 
     /**
      * Builds a backend for the URI.
      *
+     *
      * @param uri      the URI, whose scheme is one of {@link #schemes()}
      * @param settings extra settings (timeouts, table names); unknown keys should be rejected with an
      *                 {@link IllegalArgumentException} that lists the known ones
+     * @return the backend, ready to use
      */
     LockBackend create(URI uri, Map<String, String> settings);
 }

@@ -41,7 +41,12 @@ public final class Redaction {
 
     private Redaction() {}
 
-    /** The URI text with every user-info password and every secret parameter replaced by {@code ***}. */
+    /**
+     * The URI text with every user-info password and every secret parameter replaced by {@code ***}.
+     *
+     * @param uri a URI's text, possibly with credentials
+     * @return the text with secrets masked
+     */
     @SuppressWarnings("NullAway") // null in, null out, for callers without null checking (as it always was)
     public static String redact(String uri) {
         if (uri == null) {
@@ -51,12 +56,22 @@ public final class Redaction {
         return SECRET_PARAM.matcher(s).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + "=" + MASK));
     }
 
-    /** Whether a settings key names a secret ({@code password}, {@code tlsKeyPassword}, {@code token} ...). */
+    /**
+     * Whether a settings key names a secret ({@code password}, {@code tlsKeyPassword}, {@code token} ...).
+     *
+     * @param key a settings key
+     * @return whether its value is a secret
+     */
     public static boolean isSecretKey(String key) {
         return key != null && SECRET_KEY.matcher(key).matches();
     }
 
-    /** A sorted copy of the settings for display, with the value of every secret key replaced by {@code ***}. */
+    /**
+     * A sorted copy of the settings for display, with the value of every secret key replaced by {@code ***}.
+     *
+     * @param settings the settings to show
+     * @return the redacted, sorted copy
+     */
     public static Map<String, String> redact(Map<String, String> settings) {
         Map<String, String> out = new TreeMap<>();
         if (settings != null) {
@@ -69,6 +84,11 @@ public final class Redaction {
      * Text from a third party (a driver's exception message, a server's reply) with the URI's passwords and
      * every secret setting removed wherever they appear, literally or percent-encoded, plus the usual URI
      * redaction. Use it on any message that may echo what the caller passed in.
+     *
+     * @param text the third party's text
+     * @param uri the URI whose secrets are removed
+     * @param settings the settings whose secret values are removed
+     * @return the text without any secret
      */
     @SuppressWarnings("NullAway") // null in, null out, for callers without null checking (as it always was)
     public static String scrub(String text, String uri, Map<String, String> settings) {
@@ -86,6 +106,10 @@ public final class Redaction {
      * The literal secrets a URI and its settings carry: the user-info password (or the lone user-info), the
      * values of secret parameters and settings, each also in its percent-decoded form. Values shorter than
      * three characters are left out, so that scrubbing does not mangle ordinary text.
+     *
+     * @param uri the URI's text
+     * @param settings the settings
+     * @return the secrets to scrub
      */
     public static Set<String> secretsOf(String uri, Map<String, String> settings) {
         Set<String> secrets = new LinkedHashSet<>();

@@ -15,14 +15,31 @@ import org.jspecify.annotations.Nullable;
 public record RenewResult(boolean held, long validUntilNanos, LockLoss.@Nullable Reason reason) {
     private static final RenewResult NOT_HELD = new RenewResult(false, 0, null);
 
+    /**
+     * The store renewed the grant.
+     *
+     * @param validUntilNanos the new validity end, in the backend's {@link TimeSource#nanoTime()}
+     * @return the result
+     */
     public static RenewResult renewed(long validUntilNanos) {
         return new RenewResult(true, validUntilNanos, null);
     }
 
+    /**
+     * The store no longer holds the grant; the core infers why.
+     *
+     * @return the result
+     */
     public static RenewResult notHeld() {
         return NOT_HELD;
     }
 
+    /**
+     * The store no longer holds the grant, for this reason.
+     *
+     * @param reason the reason, or {@code null} for the core to infer
+     * @return the result
+     */
     public static RenewResult notHeld(LockLoss.@Nullable Reason reason) {
         return new RenewResult(false, 0, reason);
     }

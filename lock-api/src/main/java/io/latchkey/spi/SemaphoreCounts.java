@@ -10,6 +10,12 @@ public final class SemaphoreCounts {
     /**
      * The refusal of a request for semaphore {@code name} on {@code backend} (its description) opened with
      * {@code asked} permits, where the store holds {@code stored}.
+     *
+     * @param name the semaphore's name
+     * @param backend the backend's description
+     * @param stored the permit count the store holds
+     * @param asked the permit count the caller opened it with
+     * @return the exception to throw
      */
     public static IllegalArgumentException conflict(String name, String backend, long stored, int asked) {
         return new IllegalArgumentException("semaphore '" + name + "' on " + backend + " has " + stored

@@ -38,8 +38,10 @@ public final class Settings {
     /**
      * Settings of a backend.
      *
+     *
      * @param backend what the messages call the backend: {@code Redis}, {@code etcd}, {@code JDBC}
      * @param values  key to text; null means none; null keys or values are rejected
+     * @return the settings, copied
      */
     public static Settings of(String backend, Map<String, String> values) {
         if (backend == null || backend.isBlank()) {
@@ -58,27 +60,49 @@ public final class Settings {
         return new Settings(backend, Collections.unmodifiableMap(copy));
     }
 
-    /** What the messages call the backend. */
+    /**
+     * What the messages call the backend.
+     *
+     * @return the backend's name in messages
+     */
     public String backend() {
         return backend;
     }
 
-    /** Whether the key is given (even with an empty value). */
+    /**
+     * Whether the key is given (even with an empty value).
+     *
+     * @param key the setting's name
+     * @return whether it is given
+     */
     public boolean has(String key) {
         return values.containsKey(key);
     }
 
-    /** The keys given, in the order given. */
+    /**
+     * The keys given, in the order given.
+     *
+     * @return the keys
+     */
     public java.util.Set<String> keys() {
         return values.keySet();
     }
 
-    /** The raw settings, unmodifiable; secret values included, so never log this map (use {@link #toString()}). */
+    /**
+     * The raw settings, unmodifiable; secret values included, so never log this map (use {@link #toString()}).
+     *
+     * @return the raw map
+     */
     public Map<String, String> asMap() {
         return values;
     }
 
-    /** These settings without the given keys (for example once the credentials are taken out). */
+    /**
+     * These settings without the given keys (for example once the credentials are taken out).
+     *
+     * @param keys the keys to leave out
+     * @return the remaining settings
+     */
     public Settings without(String... keys) {
         LinkedHashMap<String, String> copy = new LinkedHashMap<>(values);
         Arrays.asList(keys).forEach(copy::remove);
@@ -88,6 +112,9 @@ public final class Settings {
     /**
      * Rejects any key the backend does not know.
      *
+     *
+     * @param known the keys the backend accepts
+     * @return these settings
      * @throws IllegalArgumentException {@code unknown Redis setting 'timout'; known settings: [a, b, c]}
      */
     public Settings rejectUnknown(Collection<String> known) {
@@ -100,13 +127,24 @@ public final class Settings {
         return this;
     }
 
-    /** The text of a setting, stripped of surrounding white space, or empty when absent or blank. */
+    /**
+     * The text of a setting, stripped of surrounding white space, or empty when absent or blank.
+     *
+     * @param key the setting's name
+     * @return its stripped text, or empty
+     */
     public Optional<String> text(String key) {
         String v = values.get(key);
         return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.strip());
     }
 
-    /** The text of a setting, or the default when absent or blank. */
+    /**
+     * The text of a setting, or the default when absent or blank.
+     *
+     * @param key the setting's name
+     * @param defaultValue the value when absent or blank
+     * @return its stripped text, or the default
+     */
     public String text(String key, String defaultValue) {
         return text(key).orElse(defaultValue);
     }
@@ -114,13 +152,27 @@ public final class Settings {
     /**
      * A duration ({@link DurationText} grammar) between {@code min} and {@code max} inclusive.
      *
+     *
+     * @param key the setting's name
+     * @param defaultValue the value when absent or blank
+     * @param min the least value allowed
+     * @param max the greatest value allowed
+     * @return the duration, or the default
      * @throws IllegalArgumentException {@code Redis setting timeout must be a duration between 1ms and 10m, was '0s'}
      */
     public Duration duration(String key, Duration defaultValue, Duration min, Duration max) {
         return duration(key, min, max).orElse(defaultValue);
     }
 
-    /** A duration between {@code min} and {@code max} inclusive, or empty when absent or blank. */
+    /**
+     * A duration between {@code min} and {@code max} inclusive, or empty when absent or blank.
+     *
+     * @param key the setting's name
+     * @param min the least value allowed
+     * @param max the greatest value allowed
+     * @return the duration, or empty
+     * @throws IllegalArgumentException if the text is not a duration between {@code min} and {@code max}
+     */
     public Optional<Duration> duration(String key, Duration min, Duration max) {
         Optional<String> t = text(key);
         if (t.isEmpty()) {
@@ -134,12 +186,30 @@ public final class Settings {
         return Optional.of(d);
     }
 
-    /** A whole number between {@code min} and {@code max} inclusive. */
+    /**
+     * A whole number between {@code min} and {@code max} inclusive.
+     *
+     * @param key the setting's name
+     * @param defaultValue the value when absent or blank
+     * @param min the least value allowed
+     * @param max the greatest value allowed
+     * @return the number, or the default
+     * @throws IllegalArgumentException if the text is not a whole number in range
+     */
     public int integer(String key, int defaultValue, int min, int max) {
         return (int) longValue(key, defaultValue, min, max);
     }
 
-    /** A whole number between {@code min} and {@code max} inclusive. */
+    /**
+     * A whole number between {@code min} and {@code max} inclusive.
+     *
+     * @param key the setting's name
+     * @param defaultValue the value when absent or blank
+     * @param min the least value allowed
+     * @param max the greatest value allowed
+     * @return the number, or the default
+     * @throws IllegalArgumentException if the text is not a whole number in range
+     */
     public long longValue(String key, long defaultValue, long min, long max) {
         Optional<String> t = text(key);
         if (t.isEmpty()) {
@@ -161,7 +231,16 @@ public final class Settings {
         return n;
     }
 
-    /** A decimal number between {@code min} and {@code max} inclusive. */
+    /**
+     * A decimal number between {@code min} and {@code max} inclusive.
+     *
+     * @param key the setting's name
+     * @param defaultValue the value when absent or blank
+     * @param min the least value allowed
+     * @param max the greatest value allowed
+     * @return the number, or the default
+     * @throws IllegalArgumentException if the text is not a decimal number in range
+     */
     public double decimal(String key, double defaultValue, double min, double max) {
         Optional<String> t = text(key);
         if (t.isEmpty()) {
@@ -183,7 +262,14 @@ public final class Settings {
         return n;
     }
 
-    /** {@code true} or {@code false} (any case). */
+    /**
+     * {@code true} or {@code false} (any case).
+     *
+     * @param key the setting's name
+     * @param defaultValue the value when absent or blank
+     * @return the flag, or the default
+     * @throws IllegalArgumentException for any other text
+     */
     public boolean flag(String key, boolean defaultValue) {
         Optional<String> t = text(key);
         if (t.isEmpty()) {
@@ -198,7 +284,16 @@ public final class Settings {
         };
     }
 
-    /** One of an enum's constants, by name in any case, with {@code -} read as {@code _}. */
+    /**
+     * One of an enum's constants, by name in any case, with {@code -} read as {@code _}.
+     *
+     * @param <E> the enum type
+     * @param key the setting's name
+     * @param type the enum's class
+     * @param defaultValue the value when absent or blank
+     * @return the constant, or the default
+     * @throws IllegalArgumentException if the text names no constant (the message lists them)
+     */
     public <E extends Enum<E>> E choice(String key, Class<E> type, E defaultValue) {
         Optional<String> t = text(key);
         if (t.isEmpty()) {
@@ -217,7 +312,13 @@ public final class Settings {
                 + ", was " + shown(key));
     }
 
-    /** A path to a readable regular file, or empty when absent or blank. */
+    /**
+     * A path to a readable regular file, or empty when absent or blank.
+     *
+     * @param key the setting's name
+     * @return the path, or empty
+     * @throws IllegalArgumentException if the text is not a path to a readable regular file
+     */
     public Optional<Path> readableFile(String key) {
         Optional<String> t = text(key);
         if (t.isEmpty()) {

@@ -23,7 +23,16 @@ public final class StoreErrors {
 
     private StoreErrors() {}
 
-    /** {@code cannot reach <target> within <timeout>: <reason>}; lock name may be {@code null}. */
+    /**
+     * {@code cannot reach <target> within <timeout>: <reason>}; lock name may be {@code null}.
+     *
+     * @param target the store, e.g. {@code redis://host:6379} (redacted again here)
+     * @param timeout the connect timeout that ran out
+     * @param reason what failed, on one line
+     * @param lockName the lock's name, or {@code null}
+     * @param cause the client library's error, or {@code null}
+     * @return the exception
+     */
     public static BackendUnavailableException cannotReach(
             String target, Duration timeout, String reason, String lockName, Throwable cause) {
         String shown = Redaction.redact(target);
@@ -34,7 +43,15 @@ public final class StoreErrors {
                 cause);
     }
 
-    /** {@code authentication failed at <target>: <reason>}; lock name may be {@code null}. */
+    /**
+     * {@code authentication failed at <target>: <reason>}; lock name may be {@code null}.
+     *
+     * @param target the store (redacted again here)
+     * @param reason the server's answer
+     * @param lockName the lock's name, or {@code null}
+     * @param cause the client library's error, or {@code null}
+     * @return the exception
+     */
     public static BackendUnavailableException authenticationFailed(
             String target, String reason, String lockName, Throwable cause) {
         String shown = Redaction.redact(target);
@@ -42,7 +59,17 @@ public final class StoreErrors {
                 "authentication failed at " + shown + ": " + oneLine(Redaction.redact(reason)), lockName, shown, cause);
     }
 
-    /** {@code the server at <host:port> did not answer as <product> (<target>): <reason>}. */
+    /**
+     * {@code the server at <host:port> did not answer as <product> (<target>): <reason>}.
+     *
+     * @param hostPort the server that answered
+     * @param product what was expected there, e.g. {@code Redis}
+     * @param target the store (redacted again here)
+     * @param reason what it answered
+     * @param lockName the lock's name, or {@code null}
+     * @param cause the client library's error, or {@code null}
+     * @return the exception
+     */
     public static BackendUnavailableException notThatServer(
             String hostPort, String product, String target, String reason, String lockName, Throwable cause) {
         String shown = Redaction.redact(target);
@@ -54,12 +81,22 @@ public final class StoreErrors {
                 cause);
     }
 
-    /** A duration the way people write it ({@link DurationText#format}): {@code 250ms}, {@code 5s}, {@code 1m30s}. */
+    /**
+     * A duration the way people write it ({@link DurationText#format}): {@code 250ms}, {@code 5s}, {@code 1m30s}.
+     *
+     * @param d the duration
+     * @return its text
+     */
     public static String format(Duration d) {
         return DurationText.format(d);
     }
 
-    /** A reason on one line: line breaks and runs of white space become one space; blank becomes "no reason given". */
+    /**
+     * A reason on one line: line breaks and runs of white space become one space; blank becomes "no reason given".
+     *
+     * @param reason the reason, possibly on several lines
+     * @return the reason on one line
+     */
     public static String oneLine(String reason) {
         if (reason == null || reason.isBlank()) {
             return "no reason given";

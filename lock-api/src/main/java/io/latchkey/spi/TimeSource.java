@@ -10,7 +10,11 @@ import java.time.Instant;
  */
 public interface TimeSource {
 
-    /** Monotonic nanoseconds, comparable only with other values of the same source (as {@link System#nanoTime()}). */
+    /**
+     * Monotonic nanoseconds, comparable only with other values of the same source (as {@link System#nanoTime()}).
+     *
+     * @return the current monotonic reading
+     */
     long nanoTime();
 
     /**
@@ -18,10 +22,16 @@ public interface TimeSource {
      * {@code LockInfo}). The core never reads it to decide anything, and not at all while acquiring, renewing
      * or reporting a loss, except for {@code LockLoss.at}, which falls back to the system clock (or
      * {@link Instant#EPOCH}) if this one throws; a wall clock that fails never delays a loss report.
+     *
+     * @return the current instant
      */
     Instant now();
 
-    /** The system's monotonic and wall clocks. */
+    /**
+     * The system's monotonic and wall clocks.
+     *
+     * @return the system time source
+     */
     static TimeSource system() {
         return SystemTimeSource.INSTANCE;
     }
