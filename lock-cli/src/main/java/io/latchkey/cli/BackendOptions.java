@@ -31,7 +31,11 @@ public final class BackendOptions {
                     "A backend setting (repeatable), e.g. -s password=... -s table=my_locks. See the backend's README.")
     Map<String, String> settings = new LinkedHashMap<>();
 
-    /** The URI the command names: the option, else the environment variable, else the embedded default's file. */
+    /**
+     * The URI the command names: the option, else the environment variable, else the embedded default's file.
+     *
+     * @return the URI to connect to
+     */
     public String uri() {
         if (backend != null) {
             return backend;
@@ -40,12 +44,20 @@ public final class BackendOptions {
         return env != null && !env.isBlank() ? env.trim() : EmbeddedBackend.DESCRIPTION;
     }
 
-    /** The URI for messages, with any password removed. */
+    /**
+     * The URI for messages, with any password removed.
+     *
+     * @return the redacted URI
+     */
     public String describe() {
         return Redaction.redact(uri());
     }
 
-    /** The settings as given. */
+    /**
+     * The settings as given.
+     *
+     * @return the {@code -s KEY=VALUE} settings
+     */
     public Map<String, String> settings() {
         return Map.copyOf(settings);
     }
@@ -53,6 +65,8 @@ public final class BackendOptions {
     /**
      * Checks the URI (usage error if malformed or no provider serves the scheme) and connects.
      *
+     *
+     * @return a connected client; the caller closes it
      * @throws IllegalArgumentException         bad URI, scheme or settings (exit 64)
      * @throws io.latchkey.BackendUnavailableException the store could not be reached (exit 69)
      */
@@ -66,7 +80,11 @@ public final class BackendOptions {
                 uri, loader, () -> SharedFileRetry.call(uri, "opening", () -> Latchkey.connect(uri, settings())));
     }
 
-    /** True when neither --backend nor the environment names a backend. */
+    /**
+     * True when neither --backend nor the environment names a backend.
+     *
+     * @return whether the embedded default backend is used
+     */
     public boolean isEmbeddedDefault() {
         if (backend != null) {
             return false;
@@ -78,6 +96,8 @@ public final class BackendOptions {
     /**
      * The URI and settings a client of this backend uses, for code that creates backends itself
      * ({@code verify}); for the embedded default this starts its server.
+     *
+     * @return the endpoint to use
      */
     public EmbeddedServer.Endpoint resolve() {
         if (isEmbeddedDefault()) {

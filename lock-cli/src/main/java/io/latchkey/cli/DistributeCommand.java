@@ -21,7 +21,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/*
+/**
  * latchkey distribute: one WorkDistributor instance that runs one child command per item it claims.
  *
  * The main thread connects, starts the distributor and waits for a signal. Each claimed item's work runs on the

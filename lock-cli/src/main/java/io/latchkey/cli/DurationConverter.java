@@ -18,7 +18,12 @@ public final class DurationConverter implements ITypeConverter<Duration> {
         return parse(value);
     }
 
-    /** The duration, or a {@link TypeConversionException} that says what to type instead. */
+    /**
+     * The duration, or a {@link TypeConversionException} that says what to type instead.
+     *
+     * @param value the text, e.g. {@code 30s}
+     * @return the duration
+     */
     public static Duration parse(String value) {
         try {
             return DurationText.parse("the value", value);
@@ -27,7 +32,12 @@ public final class DurationConverter implements ITypeConverter<Duration> {
         }
     }
 
-    /** The duration as the grammar prints it ({@code 1m30s}, {@code 1.5s}), for messages. */
+    /**
+     * The duration as the grammar prints it ({@code 1m30s}, {@code 1.5s}), for messages.
+     *
+     * @param d the duration
+     * @return its text
+     */
     public static String format(Duration d) {
         return DurationText.format(d);
     }

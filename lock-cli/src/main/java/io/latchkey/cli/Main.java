@@ -11,11 +11,21 @@ import picocli.CommandLine;
 public final class Main {
     private Main() {}
 
+    /**
+     * Runs the command line and exits with its status.
+     *
+     * @param args the command line
+     */
     public static void main(String[] args) {
         System.exit(run(args));
     }
 
-    /** Runs the command line and returns the exit status (for tests and embedding). */
+    /**
+     * Runs the command line and returns the exit status (for tests and embedding).
+     *
+     * @param args the command line
+     * @return the exit status ({@link ExitCodes}; {@code exec} passes on its command's own)
+     */
     public static int run(String... args) {
         // before any logger exists: library logging stays off the terminal (see CliLogging)
         CliLogging.configure();

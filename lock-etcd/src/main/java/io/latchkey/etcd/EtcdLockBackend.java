@@ -136,6 +136,10 @@ public final class EtcdLockBackend implements LockBackend {
      * {@code namespace}, {@code leaseTtl}, {@code requestTimeout}, {@code waitRecheck}, {@code connectTimeout}, {@code keepaliveTime}, {@code keepaliveTimeout},
      * {@code user}, {@code password}, {@code tls}, {@code tlsCa}, {@code tlsCert}, {@code tlsKey}. The backend owns
      * the jetcd client it creates and closes it.
+     *
+     * @param uri the {@code etcd://} or {@code etcds://} URI
+     * @param settings the settings besides the URI
+     * @return the connected backend
      */
     public static EtcdLockBackend connect(String uri, Map<String, String> settings) {
         Objects.requireNonNull(settings, "settings");
@@ -172,12 +176,22 @@ public final class EtcdLockBackend implements LockBackend {
         DaemonThreads.start("latchkey-etcd-close-unconnected", b::close);
     }
 
-    /** As {@link #connect(String, Map)} without settings. */
+    /**
+     * As {@link #connect(String, Map)} without settings.
+     *
+     * @param uri the {@code etcd://} or {@code etcds://} URI
+     * @return the connected backend
+     */
     public static EtcdLockBackend connect(String uri) {
         return connect(uri, Map.of());
     }
 
-    /** A backend on a jetcd client the application owns; {@link #close()} never closes that client. */
+    /**
+     * A backend on a jetcd client the application owns; {@link #close()} never closes that client.
+     *
+     * @param client the application's jetcd client
+     * @return a new builder
+     */
     public static EtcdLockBackendBuilder builder(Client client) {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null: pass the application's io.etcd.jetcd.Client");
@@ -189,12 +203,20 @@ public final class EtcdLockBackend implements LockBackend {
         return new EtcdLockBackend(client, false, settings, description, true);
     }
 
-    /** The id of this client's current etcd lease, if one has been granted (for operators and tests). */
+    /**
+     * The id of this client's current etcd lease, if one has been granted (for operators and tests).
+     *
+     * @return the lease id, or empty before the first lease
+     */
     public OptionalLong leaseId() {
         return keeper.currentLeaseId();
     }
 
-    /** The settings in force. */
+    /**
+     * The settings in force.
+     *
+     * @return the settings
+     */
     public EtcdSettings settings() {
         return settings;
     }

@@ -37,15 +37,29 @@ public final class EtcdSettings {
         this.waitRecheck = b.waitRecheck;
     }
 
-    /** Namespace {@code latchkey}, lease TTL 30 s, request timeout 5 s, wait re-check every 2 s. */
+    /**
+     * Namespace {@code latchkey}, lease TTL 30 s, request timeout 5 s, wait re-check every 2 s.
+     *
+     * @return the default settings
+     */
     public static EtcdSettings defaults() {
         return DEFAULTS;
     }
 
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
+    /**
+     * A builder holding these settings.
+     *
+     * @return a new builder
+     */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.namespace = namespace;
@@ -55,12 +69,20 @@ public final class EtcdSettings {
         return b;
     }
 
-    /** The key prefix, without a trailing slash. */
+    /**
+     * The key prefix, without a trailing slash.
+     *
+     * @return the namespace
+     */
     public String namespace() {
         return namespace;
     }
 
-    /** The lease TTL this client asks for, in whole seconds. */
+    /**
+     * The lease TTL this client asks for, in whole seconds.
+     *
+     * @return the lease TTL
+     */
     public Duration leaseTtl() {
         return Duration.ofSeconds(leaseTtlSeconds);
     }
@@ -69,10 +91,20 @@ public final class EtcdSettings {
         return leaseTtlSeconds;
     }
 
+    /**
+     * The timeout of one request.
+     *
+     * @return the request timeout
+     */
     public Duration requestTimeout() {
         return requestTimeout;
     }
 
+    /**
+     * How often a waiter re-reads its queue besides its watch.
+     *
+     * @return the re-check interval
+     */
     public Duration waitRecheck() {
         return waitRecheck;
     }
@@ -95,6 +127,9 @@ public final class EtcdSettings {
         /**
          * Key prefix: 1 to 200 UTF-8 bytes, no control characters; a trailing {@code /} is dropped. Two
          * applications with different namespaces never see each other's locks.
+         *
+         * @param namespace the key prefix
+         * @return this builder
          */
         public Builder namespace(String namespace) {
             if (namespace == null) {
@@ -119,6 +154,9 @@ public final class EtcdSettings {
         /**
          * TTL of the client's lease: positive, at most 365 days; rounded up to whole seconds (etcd's unit). The
          * server may raise it to its own minimum (2 s on a default etcd 3.4).
+         *
+         * @param ttl positive, at most 365 days
+         * @return this builder
          */
         public Builder leaseTtl(Duration ttl) {
             if (ttl == null || ttl.isNegative() || ttl.isZero()) {
@@ -134,18 +172,33 @@ public final class EtcdSettings {
             return this;
         }
 
-        /** Timeout of one request: positive, at most 10 minutes. */
+        /**
+         * Timeout of one request: positive, at most 10 minutes.
+         *
+         * @param timeout positive, at most 10 minutes
+         * @return this builder
+         */
         public Builder requestTimeout(Duration timeout) {
             this.requestTimeout = checkTimeout(timeout, "requestTimeout");
             return this;
         }
 
-        /** How often a waiter re-reads the queue besides its watch: positive, at most 10 minutes. */
+        /**
+         * How often a waiter re-reads the queue besides its watch: positive, at most 10 minutes.
+         *
+         * @param interval positive, at most 10 minutes
+         * @return this builder
+         */
         public Builder waitRecheck(Duration interval) {
             this.waitRecheck = checkTimeout(interval, "waitRecheck");
             return this;
         }
 
+        /**
+         * The settings as set.
+         *
+         * @return the settings
+         */
         public EtcdSettings build() {
             return new EtcdSettings(this);
         }

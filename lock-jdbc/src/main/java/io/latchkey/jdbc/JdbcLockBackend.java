@@ -56,18 +56,33 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
         this.ownedPool = b.ownedPool;
     }
 
-    /** A builder for a backend on a {@link DataSource} the application owns (Latchkey never closes it). */
+    /**
+     * A builder for a backend on a {@link DataSource} the application owns (Latchkey never closes it).
+     *
+     * @param dataSource the application's pool
+     * @return a new builder
+     */
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
 
-    /** The DDL that creates this backend's table (and sequence), for operators who create it by hand. */
+    /**
+     * The DDL that creates this backend's table (and sequence), for operators who create it by hand.
+     *
+     * @param dialect the database's dialect
+     * @param table the table's name, optionally schema-qualified
+     * @return the statements, in order
+     */
     public static List<String> ddl(Dialect dialect, String table) {
         Objects.requireNonNull(dialect, "dialect");
         return SqlTable.ddl(dialect, SqlNames.checkTable(table));
     }
 
-    /** The mode of this backend. */
+    /**
+     * The mode of this backend.
+     *
+     * @return lease or session mode
+     */
     public abstract JdbcMode mode();
 
     @Override
@@ -176,6 +191,9 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
          * The lock table: an SQL identifier, optionally schema-qualified ({@code locks}, {@code app.locks}).
          * Default {@code latchkey_locks} in lease mode and {@code latchkey_session_locks} in session mode
          * (a table serves one mode).
+         *
+         * @param table an SQL identifier, optionally schema-qualified
+         * @return this builder
          */
         public Builder table(String table) {
             this.table = SqlNames.checkTable(table);
@@ -183,7 +201,12 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
             return this;
         }
 
-        /** Lease (default) or session mode. */
+        /**
+         * Lease (default) or session mode.
+         *
+         * @param mode {@code LEASE} or {@code SESSION}
+         * @return this builder
+         */
         public Builder mode(JdbcMode mode) {
             if (mode == null) {
                 throw new IllegalArgumentException("mode must be LEASE or SESSION, was null");
@@ -192,19 +215,34 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
             return this;
         }
 
-        /** Separates the locks of several applications sharing one table; 0–64 of {@code [A-Za-z0-9_.:-]}. */
+        /**
+         * Separates the locks of several applications sharing one table; 0–64 of {@code [A-Za-z0-9_.:-]}.
+         *
+         * @param namespace the application's namespace, may be empty
+         * @return this builder
+         */
         public Builder namespace(String namespace) {
             this.namespace = SqlNames.checkNamespace(namespace);
             return this;
         }
 
-        /** Whether to run {@code CREATE TABLE IF NOT EXISTS} when the backend is built (default true). */
+        /**
+         * Whether to run {@code CREATE TABLE IF NOT EXISTS} when the backend is built (default true).
+         *
+         * @param createTable whether to create the table
+         * @return this builder
+         */
         public Builder createTable(boolean createTable) {
             this.createTable = createTable;
             return this;
         }
 
-        /** The dialect; by default detected from the database's product name. */
+        /**
+         * The dialect; by default detected from the database's product name.
+         *
+         * @param dialect the database's dialect
+         * @return this builder
+         */
         public Builder dialect(Dialect dialect) {
             if (dialect == null) {
                 throw new IllegalArgumentException("dialect must be POSTGRESQL, MARIADB or H2, was null");
@@ -213,7 +251,11 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
             return this;
         }
 
-        /** Builds the backend; creates the table first if {@link #createTable(boolean)} is on. */
+        /**
+         * Builds the backend; creates the table first if {@link #createTable(boolean)} is on.
+         *
+         * @return the backend
+         */
         public JdbcLockBackend build() {
             if (!tableSet && mode == JdbcMode.SESSION) {
                 table = "latchkey_session_locks";

@@ -12,6 +12,8 @@ package io.latchkey.jdbc;
  * </ul>
  */
 public enum JdbcMode {
+    /** One row per name, with an expiry judged by the database's clock (the default). */
     LEASE,
+    /** A database lock bound to a pinned connection. */
     SESSION
 }

@@ -59,12 +59,22 @@ public final class LatchkeyMetrics implements MeterBinder, AutoCloseable {
         this.names = new LockNameTags(b.maxLockNames);
     }
 
-    /** Metrics for {@code client}, configured by the builder; nothing is recorded until {@link #bindTo}. */
+    /**
+     * Metrics for {@code client}, configured by the builder; nothing is recorded until {@link #bindTo}.
+     *
+     * @param client the client whose locks are measured
+     * @return a new builder
+     */
     public static Builder builder(LockClient client) {
         return new Builder(client);
     }
 
-    /** Metrics for {@code client} with the defaults: no lock-name tag, no percentiles. */
+    /**
+     * Metrics for {@code client} with the defaults: no lock-name tag, no percentiles.
+     *
+     * @param client the client whose locks are measured
+     * @return the binder; call {@code bindTo(registry)}
+     */
     public static LatchkeyMetrics of(LockClient client) {
         return builder(client).build();
     }
@@ -117,13 +127,23 @@ public final class LatchkeyMetrics implements MeterBinder, AutoCloseable {
             this.client = Objects.requireNonNull(client, "client");
         }
 
-        /** Tags added to every meter (e.g. the application or the lock store's role). */
+        /**
+         * Tags added to every meter (e.g. the application or the lock store's role).
+         *
+         * @param tags the common tags
+         * @return this builder
+         */
         public Builder tags(Iterable<Tag> tags) {
             this.tags = Objects.requireNonNull(tags, "tags");
             return this;
         }
 
-        /** Client-side percentiles of the two timers, each in [0, 1] (e.g. 0.5, 0.99); none by default. */
+        /**
+         * Client-side percentiles of the two timers, each in [0, 1] (e.g. 0.5, 0.99); none by default.
+         *
+         * @param percentiles the percentiles, each in [0, 1]
+         * @return this builder
+         */
         public Builder percentiles(double... percentiles) {
             for (double p : percentiles) {
                 if (!(p >= 0 && p <= 1)) {
@@ -135,7 +155,12 @@ public final class LatchkeyMetrics implements MeterBinder, AutoCloseable {
             return this;
         }
 
-        /** Publish a percentile histogram of the timers (for server-side quantiles, e.g. Prometheus); off by default. */
+        /**
+         * Publish a percentile histogram of the timers (for server-side quantiles, e.g. Prometheus); off by default.
+         *
+         * @param on whether to publish the histogram
+         * @return this builder
+         */
         public Builder percentileHistogram(boolean on) {
             this.percentileHistogram = on;
             return this;
@@ -145,6 +170,9 @@ public final class LatchkeyMetrics implements MeterBinder, AutoCloseable {
          * Tag meters with the lock's name ({@code lock}), for at most {@code maxNames} distinct names: later names are
          * tagged {@value LockNameTags#OTHER}, so a client that locks one name per order id cannot flood the registry.
          * 0 (the default) turns the tag off.
+         *
+         * @param maxNames the most distinct names tagged, 0 for no tag
+         * @return this builder
          */
         public Builder lockNameTag(int maxNames) {
             if (maxNames < 0 || maxNames > LockNameTags.MOST) {
@@ -155,6 +183,11 @@ public final class LatchkeyMetrics implements MeterBinder, AutoCloseable {
             return this;
         }
 
+        /**
+         * The binder as configured.
+         *
+         * @return the binder; call {@code bindTo(registry)}
+         */
         public LatchkeyMetrics build() {
             return new LatchkeyMetrics(this);
         }

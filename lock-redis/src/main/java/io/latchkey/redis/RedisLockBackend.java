@@ -107,7 +107,12 @@ public final class RedisLockBackend implements LockBackend {
 
     // ------------------------------------------------------------------ construction
 
-    /** A backend for a URI ({@code redis://}, {@code rediss://}, {@code redlock://}); see {@link RedisSettings}. */
+    /**
+     * A backend for a URI ({@code redis://}, {@code rediss://}, {@code redlock://}); see {@link RedisSettings}.
+     *
+     * @param uri the URI
+     * @return the connected backend
+     */
     public static RedisLockBackend connect(String uri) {
         return connect(URI.create(uri), Map.of());
     }
@@ -117,6 +122,10 @@ public final class RedisLockBackend implements LockBackend {
      * before the backend is returned (a fresh connection and a PING, in parallel, within {@code connectTimeout},
      * 5 s by default): a store that cannot be used fails here, with one line.
      *
+     *
+     * @param uri the URI
+     * @param settings the settings besides the URI
+     * @return the connected backend
      * @throws BackendUnavailableException {@code cannot reach redis://host:6379 within 5s: connection refused},
      *         {@code authentication failed at redis://host:6379: WRONGPASS ...}, or {@code the server at
      *         host:6379 did not answer as Redis (redis://host:6379): ...}; for Redlock when fewer than a quorum
@@ -133,7 +142,12 @@ public final class RedisLockBackend implements LockBackend {
         return new RedisLockBackend(RedisConnection.open(target, s, check), s);
     }
 
-    /** A single-node backend on the application's pool, which the backend never closes. */
+    /**
+     * A single-node backend on the application's pool, which the backend never closes.
+     *
+     * @param pool the application's pool
+     * @return a new builder
+     */
     public static Builder builder(JedisPool pool) {
         if (pool == null) {
             throw new IllegalArgumentException("the JedisPool must not be null");
@@ -146,6 +160,9 @@ public final class RedisLockBackend implements LockBackend {
      * (Jedis 8's pooled client; connections are borrowed from its pool), or any other {@code UnifiedJedis}, used
      * through its command API (set its {@code blockingSocketTimeoutMillis}, so that a waiter on a frozen server
      * gives up).
+     *
+     * @param client the application's client
+     * @return a new builder
      */
     public static Builder builder(UnifiedJedis client) {
         if (client == null) {
@@ -159,6 +176,9 @@ public final class RedisLockBackend implements LockBackend {
      * Any collection ({@code List.of(a, b, c)}, a set, ...), copied at once; each element a {@code JedisPool} or a
      * {@code UnifiedJedis} such as {@code RedisClient} (they may be mixed).
      *
+     *
+     * @param clients one client per independent node
+     * @return a new builder
      * @throws IllegalArgumentException for fewer than 3 elements, a null element or one of another type (naming
      *         its index), or the same client twice
      */
@@ -211,13 +231,21 @@ public final class RedisLockBackend implements LockBackend {
          * backend builds). Set {@code timeout} to the pools' socket timeout. TLS settings are rejected here:
          * configure TLS in the pools' {@code DefaultJedisClientConfig} ({@code ssl}, {@code sslSocketFactory},
          * {@code sslParameters}), which a backend on application pools cannot change.
+         *
+         * @param settings the settings
+         * @return this builder
          */
         public Builder settings(RedisSettings settings) {
             this.settings = Objects.requireNonNull(settings, "settings");
             return this;
         }
 
-        /** How the backend names itself in messages, e.g. {@code redis://cache-1:6379}; any password is redacted. */
+        /**
+         * How the backend names itself in messages, e.g. {@code redis://cache-1:6379}; any password is redacted.
+         *
+         * @param description the text
+         * @return this builder
+         */
         public Builder description(String description) {
             if (description == null || description.isBlank()) {
                 throw new IllegalArgumentException("description must be a non-blank text such as redis://cache-1:6379");
@@ -226,12 +254,23 @@ public final class RedisLockBackend implements LockBackend {
             return this;
         }
 
-        /** Executor for Redlock's parallel requests (default: a cached pool of daemon threads the backend owns). */
+        /**
+         * Executor for Redlock's parallel requests (default: a cached pool of daemon threads the backend owns).
+         *
+         * @param executor where Redlock's requests run
+         * @return this builder
+         */
         public Builder executor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
             return this;
         }
 
+        /**
+         * The backend on the application's clients.
+         *
+         * @return the backend
+         * @throws IllegalArgumentException if TLS settings were given (TLS belongs in the clients' configuration)
+         */
         public RedisLockBackend build() {
             if (settings.anyTlsSetting()) {
                 throw new IllegalArgumentException(
@@ -271,7 +310,11 @@ public final class RedisLockBackend implements LockBackend {
         };
     }
 
-    /** Number of nodes (1 for a single node). */
+    /**
+     * Number of nodes (1 for a single node).
+     *
+     * @return the node count
+     */
     public int nodeCount() {
         return connection.nodes().size();
     }

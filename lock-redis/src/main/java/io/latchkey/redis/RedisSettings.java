@@ -89,15 +89,29 @@ public final class RedisSettings {
         this.tlsKey = b.tlsKey;
     }
 
-    /** Defaults everywhere. */
+    /**
+     * Defaults everywhere.
+     *
+     * @return the default settings
+     */
     public static RedisSettings defaults() {
         return builder().build();
     }
 
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
+    /**
+     * A builder holding these settings.
+     *
+     * @return a new builder
+     */
     public Builder toBuilder() {
         Builder b = new Builder();
         b.timeout = timeout;
@@ -116,6 +130,9 @@ public final class RedisSettings {
     /**
      * Reads settings from a map of texts (see {@link #fromSettings(Settings)}).
      *
+     *
+     * @param settings setting names to texts
+     * @return the settings
      * @throws IllegalArgumentException for an unknown key (the message lists the known ones) or a bad value
      */
     public static RedisSettings fromMap(Map<String, String> settings) {
@@ -133,12 +150,20 @@ public final class RedisSettings {
         return RedisSettingsReader.read(s);
     }
 
-    /** The per-node timeout if set, else empty (the backend picks 2 s for one node, 200 ms for Redlock). */
+    /**
+     * The per-node timeout if set, else empty (the backend picks 2 s for one node, 200 ms for Redlock).
+     *
+     * @return the timeout, or empty
+     */
     public Optional<Duration> timeout() {
         return Optional.ofNullable(timeout);
     }
 
-    /** The connect timeout if set, else empty (then it is {@link StoreErrors#DEFAULT_CONNECT_TIMEOUT}, 5 s). */
+    /**
+     * The connect timeout if set, else empty (then it is {@link StoreErrors#DEFAULT_CONNECT_TIMEOUT}, 5 s).
+     *
+     * @return the connect timeout, or empty
+     */
     public Optional<Duration> connectTimeout() {
         return Optional.ofNullable(connectTimeout);
     }
@@ -148,23 +173,47 @@ public final class RedisSettings {
         return connectTimeout != null ? connectTimeout : StoreErrors.DEFAULT_CONNECT_TIMEOUT;
     }
 
+    /**
+     * The prefix of every key.
+     *
+     * @return the key prefix, possibly empty
+     */
     public String keyPrefix() {
         return keyPrefix;
     }
 
+    /**
+     * Connections per node in pools the backend builds.
+     *
+     * @return the pool size
+     */
     public int poolSize() {
         return poolSize;
     }
 
+    /**
+     * Clock-rate drift allowed between client and servers, as a fraction of the lease.
+     *
+     * @return the drift, 0 to 0.5
+     */
     public double clockDrift() {
         return clockDrift;
     }
 
+    /**
+     * The name of the backend's connections ({@code CLIENT SETNAME}).
+     *
+     * @return the client name
+     */
     public String clientName() {
         return clientName;
     }
 
-    /** Whether TLS is on: {@code tls=true}, or implied by {@code tlsCa} or {@code tlsCert}. */
+    /**
+     * Whether TLS is on: {@code tls=true}, or implied by {@code tlsCa} or {@code tlsCert}.
+     *
+     * @return whether TLS is on
+     */
     public boolean tls() {
         return Boolean.TRUE.equals(tls) || tlsCa != null || tlsCert != null;
     }
@@ -174,17 +223,29 @@ public final class RedisSettings {
         return tls != null || tlsCa != null || tlsCert != null;
     }
 
-    /** PEM file of the CA(s) to trust, if set (else the JVM's default trust store). */
+    /**
+     * PEM file of the CA(s) to trust, if set (else the JVM's default trust store).
+     *
+     * @return the CA file, or empty
+     */
     public Optional<Path> tlsCa() {
         return Optional.ofNullable(tlsCa);
     }
 
-    /** PEM client certificate for mutual TLS, if set (then {@link #tlsKey()} is set too). */
+    /**
+     * PEM client certificate for mutual TLS, if set (then {@link #tlsKey()} is set too).
+     *
+     * @return the certificate file, or empty
+     */
     public Optional<Path> tlsCert() {
         return Optional.ofNullable(tlsCert);
     }
 
-    /** Unencrypted PKCS#8 PEM key of {@link #tlsCert()}, if set. */
+    /**
+     * Unencrypted PKCS#8 PEM key of {@link #tlsCert()}, if set.
+     *
+     * @return the key file, or empty
+     */
     public Optional<Path> tlsKey() {
         return Optional.ofNullable(tlsKey);
     }
@@ -239,13 +300,23 @@ public final class RedisSettings {
 
         private Builder() {}
 
-        /** Per-node request timeout: positive, at most 10 minutes. */
+        /**
+         * Per-node request timeout: positive, at most 10 minutes.
+         *
+         * @param timeout positive, at most 10 minutes
+         * @return this builder
+         */
         public Builder timeout(Duration timeout) {
             this.timeout = checkTimeout(timeout, "timeout");
             return this;
         }
 
-        /** Time allowed to reach a server (check at creation, TCP connect): positive, at most 10 minutes. */
+        /**
+         * Time allowed to reach a server (check at creation, TCP connect): positive, at most 10 minutes.
+         *
+         * @param connectTimeout positive, at most 10 minutes
+         * @return this builder
+         */
         public Builder connectTimeout(Duration connectTimeout) {
             this.connectTimeout = checkTimeout(connectTimeout, "connectTimeout");
             return this;
@@ -254,6 +325,9 @@ public final class RedisSettings {
         /**
          * Prefix of every key: up to 64 characters, without '{', '}' (they would break the hash tag),
          * whitespace or control characters; may be empty.
+         *
+         * @param keyPrefix the prefix, may be empty
+         * @return this builder
          */
         public Builder keyPrefix(String keyPrefix) {
             if (keyPrefix == null) {
@@ -276,7 +350,12 @@ public final class RedisSettings {
             return this;
         }
 
-        /** Connections per node in a pool the backend builds itself: 1 to 1024. */
+        /**
+         * Connections per node in a pool the backend builds itself: 1 to 1024.
+         *
+         * @param poolSize 1 to 1024
+         * @return this builder
+         */
         public Builder poolSize(int poolSize) {
             if (poolSize < 1 || poolSize > 1024) {
                 throw new IllegalArgumentException("poolSize must be between 1 and 1024, was " + poolSize);
@@ -285,7 +364,12 @@ public final class RedisSettings {
             return this;
         }
 
-        /** Clock-rate drift allowed between client and servers, as a fraction of the lease: 0 to 0.5. */
+        /**
+         * Clock-rate drift allowed between client and servers, as a fraction of the lease: 0 to 0.5.
+         *
+         * @param clockDrift 0 to 0.5
+         * @return this builder
+         */
         public Builder clockDrift(double clockDrift) {
             if (!(clockDrift >= 0 && clockDrift <= 0.5)) {
                 throw new IllegalArgumentException("clockDrift must be a fraction between 0 and 0.5 (0.01 = 1% of the "
@@ -295,7 +379,12 @@ public final class RedisSettings {
             return this;
         }
 
-        /** Connection name shown by CLIENT LIST: 1-64 characters without spaces or control characters. */
+        /**
+         * Connection name shown by CLIENT LIST: 1-64 characters without spaces or control characters.
+         *
+         * @param clientName 1 to 64 characters
+         * @return this builder
+         */
         public Builder clientName(String clientName) {
             if (clientName == null
                     || clientName.isEmpty()
@@ -309,31 +398,52 @@ public final class RedisSettings {
             return this;
         }
 
-        /** TLS for every Redlock node (implied by {@link #tlsCa} and {@link #tlsCert}). */
+        /**
+         * TLS for every Redlock node (implied by {@link #tlsCa} and {@link #tlsCert}).
+         *
+         * @param tls whether to use TLS
+         * @return this builder
+         */
         public Builder tls(boolean tls) {
             this.tls = tls;
             return this;
         }
 
-        /** PEM file with the CA certificate(s) to trust instead of the JVM's default trust store; implies TLS. */
+        /**
+         * PEM file with the CA certificate(s) to trust instead of the JVM's default trust store; implies TLS.
+         *
+         * @param caPem the CA file
+         * @return this builder
+         */
         public Builder tlsCa(Path caPem) {
             this.tlsCa = checkPath(caPem, "tlsCa");
             return this;
         }
 
-        /** PEM client certificate (chain) for mutual TLS; needs {@link #tlsKey}; implies TLS. */
+        /**
+         * PEM client certificate (chain) for mutual TLS; needs {@link #tlsKey}; implies TLS.
+         *
+         * @param certificatePem the certificate file
+         * @return this builder
+         */
         public Builder tlsCert(Path certificatePem) {
             this.tlsCert = checkPath(certificatePem, "tlsCert");
             return this;
         }
 
-        /** Unencrypted PKCS#8 PEM key ({@code -----BEGIN PRIVATE KEY-----}) of {@link #tlsCert}. */
+        /**
+         * Unencrypted PKCS#8 PEM key ({@code -----BEGIN PRIVATE KEY-----}) of {@link #tlsCert}.
+         *
+         * @param keyPem the key file
+         * @return this builder
+         */
         public Builder tlsKey(Path keyPem) {
             this.tlsKey = checkPath(keyPem, "tlsKey");
             return this;
         }
 
         /**
+         * @return the settings
          * @throws IllegalArgumentException when only one of tlsCert and tlsKey is given, or tls=false is given
          *         with a TLS file
          */

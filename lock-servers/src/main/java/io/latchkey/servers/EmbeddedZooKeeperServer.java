@@ -46,10 +46,13 @@ public final class EmbeddedZooKeeperServer implements AutoCloseable {
     /**
      * Starts a server on a free loopback port.
      *
+     *
      * @param baseDir  the server's directory (data under {@code data/}); the caller deletes it
      * @param tickTime ZooKeeper's tick (session timeouts are bounded by 2 and 20 ticks unless {@code extra} says)
      * @param extra    further zoo.cfg keys, e.g. {@code forceSync=no}, {@code minSessionTimeout}, {@code
      *                 maxSessionTimeout}
+     * @return the running server
+     * @throws Exception if the server cannot start
      */
     public static EmbeddedZooKeeperServer start(Path baseDir, Duration tickTime, Map<String, String> extra)
             throws Exception {
@@ -68,7 +71,11 @@ public final class EmbeddedZooKeeperServer implements AutoCloseable {
         return zk;
     }
 
-    /** Starts the server again on its port with its data; does nothing if it runs. */
+    /**
+     * Starts the server again on its port with its data; does nothing if it runs.
+     *
+     * @throws Exception if the server cannot start
+     */
     public void start() throws Exception {
         lifecycle.lock();
         try {
@@ -92,7 +99,11 @@ public final class EmbeddedZooKeeperServer implements AutoCloseable {
         }
     }
 
-    /** Stops the server; connections drop, the data stays for {@link #start()}. Does nothing if stopped. */
+    /**
+     * Stops the server; connections drop, the data stays for {@link #start()}. Does nothing if stopped.
+     *
+     * @throws Exception if shutting it down fails
+     */
     public void stop() throws Exception {
         lifecycle.lock();
         try {
@@ -106,7 +117,11 @@ public final class EmbeddedZooKeeperServer implements AutoCloseable {
         }
     }
 
-    /** Whether the server runs. */
+    /**
+     * Whether the server runs.
+     *
+     * @return whether it runs
+     */
     public boolean isRunning() {
         lifecycle.lock();
         try {
@@ -116,12 +131,20 @@ public final class EmbeddedZooKeeperServer implements AutoCloseable {
         }
     }
 
-    /** The client port on 127.0.0.1. */
+    /**
+     * The client port on 127.0.0.1.
+     *
+     * @return the port
+     */
     public int port() {
         return port;
     }
 
-    /** {@code 127.0.0.1:<port>}. */
+    /**
+     * {@code 127.0.0.1:<port>}.
+     *
+     * @return the connect string
+     */
     public String connectString() {
         return "127.0.0.1:" + port;
     }

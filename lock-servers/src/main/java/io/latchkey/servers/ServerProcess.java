@@ -91,7 +91,11 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
         }
     }
 
-    /** Starts describing a server process: a new builder. */
+    /**
+     * Starts describing a server process: a new builder.
+     *
+     * @return a new builder
+     */
     public static ServerProcessBuilder builder() {
         return new ServerProcessBuilder();
     }
@@ -253,7 +257,11 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
         return running != null && running.isAlive();
     }
 
-    /** Whether the server is paused by {@link #pause()}: {@code true} while paused. */
+    /**
+     * Whether the server is paused by {@link #pause()}: {@code true} while paused.
+     *
+     * @return whether it is paused
+     */
     public boolean isPaused() {
         return state == State.PAUSED;
     }
@@ -319,12 +327,20 @@ public final class ServerProcess implements ServerControl, AutoCloseable {
         return capture != null && capture.hasLineMatchingSince(runLogOffset, pattern);
     }
 
-    /** The name used in messages, e.g. "redis-server on 127.0.0.1:6390": the name. */
+    /**
+     * The name used in messages, e.g. "redis-server on 127.0.0.1:6390": the name.
+     *
+     * @return the name
+     */
     public String name() {
         return name;
     }
 
-    /** The server command as given (without a {@code runuser} wrapper): an immutable list. */
+    /**
+     * The server command as given (without a {@code runuser} wrapper): an immutable list.
+     *
+     * @return the command
+     */
     public List<String> command() {
         return command;
     }

@@ -12,8 +12,11 @@ public final class ServerUnavailableException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The server that could not be had. */
     private final String serverName;
+    /** Why each way of getting it failed. */
     private final List<String> reasons;
+    /** What to do about it. */
     private final List<String> hints;
 
     ServerUnavailableException(

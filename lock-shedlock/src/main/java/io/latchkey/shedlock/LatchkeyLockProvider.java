@@ -67,7 +67,11 @@ public final class LatchkeyLockProvider implements ExtensibleLockProvider, AutoC
     private final String namePrefix;
     private final ScheduledThreadPoolExecutor timer;
 
-    /** A provider for {@code client}; lock names are ShedLock's names unchanged. */
+    /**
+     * A provider for {@code client}; lock names are ShedLock's names unchanged.
+     *
+     * @param client the client whose locks ShedLock's jobs take; the provider never closes it
+     */
     public LatchkeyLockProvider(LockClient client) {
         this(client, "");
     }
@@ -75,6 +79,9 @@ public final class LatchkeyLockProvider implements ExtensibleLockProvider, AutoC
     /**
      * A provider whose lock names are {@code namePrefix + } ShedLock's name (e.g. {@code "shedlock/"}), so that the
      * scheduled jobs' locks sit apart from the application's other locks in {@code list()} and in the store.
+     *
+     * @param client the client whose locks ShedLock's jobs take; the provider never closes it
+     * @param namePrefix prepended to ShedLock's lock names; may be empty
      */
     public LatchkeyLockProvider(LockClient client, String namePrefix) {
         this.client = Objects.requireNonNull(client, "client");

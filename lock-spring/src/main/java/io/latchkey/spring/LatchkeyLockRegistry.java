@@ -49,7 +49,11 @@ public final class LatchkeyLockRegistry
     private volatile boolean autoRenew;
     private final ConcurrentMap<String, LatchkeySpringLock> locks = new ConcurrentHashMap<>();
 
-    /** A registry with the defaults: no prefix, a 60 s ttl, no auto-renewal. */
+    /**
+     * A registry with the defaults: no prefix, a 60 s ttl, no auto-renewal.
+     *
+     * @param client the client whose locks the registry hands out; the registry never closes it
+     */
     public LatchkeyLockRegistry(LockClient client) {
         this(builder(client));
     }
@@ -61,6 +65,12 @@ public final class LatchkeyLockRegistry
         this.autoRenew = b.autoRenew;
     }
 
+    /**
+     * A builder for a registry on {@code client}.
+     *
+     * @param client the client whose locks the registry hands out; the registry never closes it
+     * @return a new builder
+     */
     public static Builder builder(LockClient client) {
         return new Builder(client);
     }
@@ -156,7 +166,12 @@ public final class LatchkeyLockRegistry
             this.client = Objects.requireNonNull(client, "client");
         }
 
-        /** Put before every key, e.g. {@code "orders/"} (Spring Integration's "registry key"); empty by default. */
+        /**
+         * Put before every key, e.g. {@code "orders/"} (Spring Integration's "registry key"); empty by default.
+         *
+         * @param prefix put before every key; may be empty
+         * @return this builder
+         */
         public Builder prefix(String prefix) {
             if (prefix == null) {
                 throw new IllegalArgumentException("prefix must not be null; use \"\" for none");
@@ -165,7 +180,12 @@ public final class LatchkeyLockRegistry
             return this;
         }
 
-        /** How long a grant lasts without renewal; positive, 60 s by default. */
+        /**
+         * How long a grant lasts without renewal; positive, 60 s by default.
+         *
+         * @param ttl positive
+         * @return this builder
+         */
         public Builder ttl(Duration ttl) {
             if (ttl == null || ttl.isNegative() || ttl.isZero()) {
                 throw new IllegalArgumentException("ttl must be positive, was " + ttl);
@@ -177,12 +197,20 @@ public final class LatchkeyLockRegistry
         /**
          * Renew grants for as long as they are held (Latchkey's watchdog), so a long task never loses its lock to the
          * ttl while its process lives; off by default, as in Spring Integration.
+         *
+         * @param autoRenew whether held grants are renewed
+         * @return this builder
          */
         public Builder autoRenew(boolean autoRenew) {
             this.autoRenew = autoRenew;
             return this;
         }
 
+        /**
+         * The registry as configured.
+         *
+         * @return the registry
+         */
         public LatchkeyLockRegistry build() {
             return new LatchkeyLockRegistry(this);
         }

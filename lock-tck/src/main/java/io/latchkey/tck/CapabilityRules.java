@@ -28,6 +28,11 @@ public interface CapabilityRules extends TckRules {
         Assumptions.assumeTrue(tck().capabilities().contains(c), "backend does not claim " + c);
     }
 
+    /**
+     * Rule FAIR: waiters from different clients are granted in the order they started waiting.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("capabilities")
     @DisplayName("FAIR: waiters from different clients are granted in the order they started waiting")
@@ -66,6 +71,11 @@ public interface CapabilityRules extends TckRules {
         assertEquals(List.of(0, 1, 2, 3), order, "waiters from different clients were not served in arrival order");
     }
 
+    /**
+     * Rule NATIVE_WAIT: a release wakes a waiter whose poll interval is far longer than the wake-up bound.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("capabilities")
     @DisplayName("NATIVE_WAIT: a release wakes a waiter whose poll interval is far longer than the wake-up bound")
@@ -102,6 +112,11 @@ public interface CapabilityRules extends TckRules {
                         + " ms after the release: the store's notification did not reach it (poll interval 60 s)");
     }
 
+    /**
+     * Rule SESSION_BOUND: a killed session is reported as SESSION_LOST and frees the lock.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("capabilities")
     @DisplayName("SESSION_BOUND: a killed session is reported as SESSION_LOST and frees the lock")
@@ -123,6 +138,7 @@ public interface CapabilityRules extends TckRules {
         }
     }
 
+    /** Rule SURVIVES_SERVER_RESTART: a held lock is still held, with the same token, after the server restarts. */
     @Test
     @Tag("capabilities")
     @DisplayName("SURVIVES_SERVER_RESTART: a held lock is still held, with the same token, after the server restarts")

@@ -32,7 +32,17 @@ import org.junit.jupiter.api.Test;
  */
 public interface DistributionRules extends TckRules {
 
-    /** The distributor under test (short renewing lease); the self-test overrides it. */
+    /**
+     * The distributor under test (short renewing lease); the self-test overrides it.
+     *
+     * @param client the client the instance uses
+     * @param group the group's name
+     * @param items the items to spread
+     * @param cap the most items per instance, at least 1
+     * @param instanceId the instance's id in the group
+     * @param worker what runs for each claimed item
+     * @return the distributor, not started
+     */
     default WorkDistributor newDistributor(
             LockClient client, String group, List<String> items, int cap, String instanceId, ItemWorker worker) {
         return WorkDistributor.builder(client, group)
@@ -141,6 +151,7 @@ public interface DistributionRules extends TckRules {
         assertEquals(List.of(), tracker.violations(), "items held twice or tokens that did not rise");
     }
 
+    /** Rule recipe distribution: 12 items over 4 instances converge to at most ceil(N/M) each, none held twice. */
     @Test
     @Tag("distribution")
     @DisplayName("recipe distribution: 12 items over 4 instances converge to at most ceil(N/M) each, none held twice")
@@ -158,6 +169,7 @@ public interface DistributionRules extends TckRules {
         assertNoDoubleHolds(tracker);
     }
 
+    /** Rule recipe distribution: the per-instance cap holds even when it leaves items unclaimed. */
     @Test
     @Tag("distribution")
     @DisplayName("recipe distribution: the per-instance cap holds even when it leaves items unclaimed")
@@ -176,6 +188,7 @@ public interface DistributionRules extends TckRules {
         assertNoDoubleHolds(tracker);
     }
 
+    /** Rule recipe distribution: a crashed instance's items are taken over within the lease plus a round. */
     @Test
     @Tag("distribution")
     @DisplayName("recipe distribution: a crashed instance's items are taken over within the lease plus a round")
@@ -198,6 +211,7 @@ public interface DistributionRules extends TckRules {
         assertNoDoubleHolds(tracker);
     }
 
+    /** Rule recipe distribution: a join or a leave moves at most ceil(N/M)+1 items. */
     @Test
     @Tag("distribution")
     @DisplayName("recipe distribution: a join or a leave moves at most ceil(N/M)+1 items")
@@ -232,6 +246,9 @@ public interface DistributionRules extends TckRules {
         assertNoDoubleHolds(tracker);
     }
 
+    /**
+     * Rule recipe distribution (separate JVMs): the items of an instance killed with SIGKILL run elsewhere within the lease plus a round.
+     */
     @Test
     @Tag("distribution")
     @DisplayName("recipe distribution (separate JVMs): the items of an instance killed with SIGKILL run elsewhere"
@@ -274,6 +291,9 @@ public interface DistributionRules extends TckRules {
     /** What {@link DistributorProcess} prints for each item it claims. */
     String ASSIGNED = "ASSIGNED ";
 
+    /**
+     * Rule recipe distribution figures: 100 items over 10 instances (cold start, leave, join, SIGKILL); runs with -Dlatchkey.tck.figures=true.
+     */
     @Test
     @Tag("distribution")
     @DisplayName("recipe distribution figures: 100 items over 10 instances (cold start, leave, join, SIGKILL);"

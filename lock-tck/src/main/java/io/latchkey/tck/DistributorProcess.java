@@ -16,6 +16,12 @@ import java.util.Arrays;
 public final class DistributorProcess {
     private DistributorProcess() {}
 
+    /**
+     * The child's entry point.
+     *
+     * @param args group, comma-separated items, cap, lease in milliseconds, instance id
+     * @throws Exception if the distributor cannot start (the parent sees the child's stderr)
+     */
     public static void main(String[] args) throws Exception {
         LockClient client = TckProcessMain.connect();
         WorkDistributor.builder(client, args[0])

@@ -16,6 +16,12 @@ import java.time.Duration;
 public final class ElectorProcess {
     private ElectorProcess() {}
 
+    /**
+     * The child's entry point.
+     *
+     * @param args the election's name and the lease in milliseconds
+     * @throws Exception if the elector cannot start (the parent sees the child's stderr)
+     */
     public static void main(String[] args) throws Exception {
         String name = args[0];
         Duration lease = Duration.ofMillis(Long.parseLong(args[1]));

@@ -33,7 +33,16 @@ import org.junit.jupiter.api.Test;
  */
 public interface ElectorRules extends TckRules {
 
-    /** The elector under test; the self-test overrides it with broken ones. */
+    /**
+     * The elector under test; the self-test overrides it with broken ones.
+     *
+     * @param client the client the elector uses
+     * @param name the election's name
+     * @param options the election lock's options
+     * @param backoff how long a relinquished instance stays out
+     * @param listener the election listener
+     * @return the elector, not started
+     */
     default Elector newElector(
             LockClient client, String name, LockOptions options, Duration backoff, ElectionListener listener) {
         return Elector.builder(client, name)
@@ -60,6 +69,11 @@ public interface ElectorRules extends TckRules {
         return e;
     }
 
+    /**
+     * Rule recipe elector: one leader at a time, and every term's token is greater than the last.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("elector")
     @DisplayName("recipe elector: one leader at a time, and every term's token is greater than the last")
@@ -127,6 +141,11 @@ public interface ElectorRules extends TckRules {
         }
     }
 
+    /**
+     * Rule recipe elector: relinquish hands leadership over, and the relinquisher stays out for its back-off.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("elector")
     @DisplayName("recipe elector: relinquish hands leadership over, and the relinquisher stays out for its back-off")
@@ -156,6 +175,11 @@ public interface ElectorRules extends TckRules {
         first.close();
     }
 
+    /**
+     * Rule recipe elector: a lost lock revokes the term (LOST) and the elector re-enters by itself.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("elector")
     @DisplayName("recipe elector: a lost lock revokes the term (LOST) and the elector re-enters by itself")
@@ -189,6 +213,11 @@ public interface ElectorRules extends TckRules {
         elector.close();
     }
 
+    /**
+     * Rule recipe elector: during an outage the leader stops leading no later than its term's validUntil.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("elector")
     @DisplayName("recipe elector: during an outage the leader stops leading no later than its term's validUntil")
@@ -231,6 +260,11 @@ public interface ElectorRules extends TckRules {
         elector.close();
     }
 
+    /**
+     * Rule recipe elector: close revokes the term (CLOSED) and frees the election for another elector.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("elector")
     @DisplayName("recipe elector: close revokes the term (CLOSED) and frees the election for another elector")
@@ -259,6 +293,11 @@ public interface ElectorRules extends TckRules {
         second.close();
     }
 
+    /**
+     * Rule recipe elector (separate JVMs): a leader killed with SIGKILL is replaced within its lease plus one renewal interval.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("elector")
     @DisplayName("recipe elector (separate JVMs): a leader killed with SIGKILL is replaced within its lease plus one"

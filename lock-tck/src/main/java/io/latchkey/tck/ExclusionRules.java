@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 /** §4.1 Exclusion: at most one valid handle per name at any instant, as judged by the store. */
 public interface ExclusionRules extends TckRules {
 
+    /** Rule §4.1 exclusion: a second client cannot acquire a lock another client holds. */
     @Test
     @Tag("exclusion")
     @DisplayName("§4.1 exclusion: a second client cannot acquire a lock another client holds")
@@ -37,6 +38,11 @@ public interface ExclusionRules extends TckRules {
         Tck.mustAcquire(b.lock(name)).close();
     }
 
+    /**
+     * Rule §4.1 exclusion: 16 threads on 8 clients x 500 acquisitions never overlap, lose no update and never lose a grant.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("exclusion")
     @DisplayName(
@@ -102,6 +108,7 @@ public interface ExclusionRules extends TckRules {
         assertEquals(List.of(), history.violations(), "the lock history has violations");
     }
 
+    /** Rule §4.1 exclusion: locks with different names do not exclude each other. */
     @Test
     @Tag("exclusion")
     @DisplayName("§4.1 exclusion: locks with different names do not exclude each other")

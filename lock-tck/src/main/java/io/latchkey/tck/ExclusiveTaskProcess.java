@@ -12,6 +12,12 @@ import java.time.Duration;
 public final class ExclusiveTaskProcess {
     private ExclusiveTaskProcess() {}
 
+    /**
+     * The child's entry point.
+     *
+     * @param args the lock name and the lease in milliseconds
+     * @throws Exception if the task cannot start (the parent sees the child's stderr)
+     */
     public static void main(String[] args) throws Exception {
         String name = args[0];
         Duration lease = Duration.ofMillis(Long.parseLong(args[1]));

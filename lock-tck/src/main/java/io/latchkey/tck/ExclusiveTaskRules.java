@@ -32,7 +32,15 @@ import org.junit.jupiter.api.Test;
  */
 public interface ExclusiveTaskRules extends TckRules {
 
-    /** The recipe under test (short renewing lease, 10 s stop timeout); the self-test overrides it. */
+    /**
+     * The recipe under test (short renewing lease, 10 s stop timeout); the self-test overrides it.
+     *
+     * @param client the client the tasks use
+     * @param prefix the namespace of the keys' lock names
+     * @param retryEvery the pause between attempts at a taken key, or {@code null} for one attempt
+     * @param whenTaskEnds what happens to the lock when a task returns
+     * @return the recipe
+     */
     default ExclusiveTasks newExclusiveTasks(
             LockClient client, String prefix, @Nullable Duration retryEvery, TaskEnd whenTaskEnds) {
         ExclusiveTasks.Builder b = ExclusiveTasks.builder(client)
@@ -76,6 +84,11 @@ public interface ExclusiveTaskRules extends TckRules {
         };
     }
 
+    /**
+     * Rule recipe exclusive tasks: a key's task runs on one instance at a time, each run with a greater token.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("exclusive-tasks")
     @DisplayName("recipe exclusive tasks: a key's task runs on one instance at a time, each run with a greater token")
@@ -117,6 +130,11 @@ public interface ExclusiveTaskRules extends TckRules {
         }
     }
 
+    /**
+     * Rule recipe exclusive tasks: a lost lock cancels the task (interrupt, invalid handle) within the bound.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("exclusive-tasks")
     @DisplayName("recipe exclusive tasks: a lost lock cancels the task (interrupt, invalid handle) within the bound")
@@ -140,6 +158,11 @@ public interface ExclusiveTaskRules extends TckRules {
         assertEquals(Set.of(), tasks.holding(), "holding() still lists the lost key");
     }
 
+    /**
+     * Rule recipe exclusive tasks: stop(key) cancels the task and releases its lock before it returns.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("exclusive-tasks")
     @DisplayName("recipe exclusive tasks: stop(key) cancels the task and releases its lock before it returns")
@@ -165,6 +188,11 @@ public interface ExclusiveTaskRules extends TckRules {
         assertFalse(tasks.stop("job"), "a second stop found a task");
     }
 
+    /**
+     * Rule recipe exclusive tasks: holding() is this instance's keys, lockedEverywhere() every instance's.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("exclusive-tasks")
     @DisplayName("recipe exclusive tasks: holding() is this instance's keys, lockedEverywhere() every instance's")
@@ -189,6 +217,11 @@ public interface ExclusiveTaskRules extends TckRules {
         assertEquals(Set.of("k1", "k2", "k3"), b.lockedEverywhere());
     }
 
+    /**
+     * Rule recipe exclusive tasks: close() stops every task within its timeout and releases every lock.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("exclusive-tasks")
     @DisplayName("recipe exclusive tasks: close() stops every task within its timeout and releases every lock")
@@ -215,6 +248,11 @@ public interface ExclusiveTaskRules extends TckRules {
         }
     }
 
+    /**
+     * Rule recipe exclusive tasks: a task that returns releases its key (RELEASE) or keeps it until stopped (KEEP_HOLDING).
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("exclusive-tasks")
     @DisplayName("recipe exclusive tasks: a task that returns releases its key (RELEASE) or keeps it until stopped"
@@ -241,6 +279,11 @@ public interface ExclusiveTaskRules extends TckRules {
         Tck.mustAcquire(other.lock(prefix + "kept")).release();
     }
 
+    /**
+     * Rule recipe exclusive tasks (separate JVMs): a runner killed with SIGKILL is taken over by a retrying instance within the lease plus the retry interval, with a greater token.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("exclusive-tasks")
     @DisplayName("recipe exclusive tasks (separate JVMs): a runner killed with SIGKILL is taken over by a retrying"

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 /** §4.2 Fencing: every grant's token is strictly greater than every earlier grant's token for the name. */
 public interface FencingRules extends TckRules {
 
+    /** Rule §4.2 fencing: tokens strictly increase across clients and releases. */
     @Test
     @Tag("fencing")
     @DisplayName("§4.2 fencing: tokens strictly increase across clients and releases")
@@ -32,6 +33,11 @@ public interface FencingRules extends TckRules {
         }
     }
 
+    /**
+     * Rule §4.2 fencing: a grant after an expired one gets a greater token.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("fencing")
     @DisplayName("§4.2 fencing: a grant after an expired one gets a greater token")

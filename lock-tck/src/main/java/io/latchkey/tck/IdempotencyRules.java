@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 /** §4.7 Idempotent retries: a request retried with the same owner id recognises its own grant. */
 public interface IdempotencyRules extends TckRules {
 
+    /** Rule §4.7 idempotency: a retried acquire with the same owner gets the same grant, not a second one. */
     @Test
     @Tag("idempotency")
     @DisplayName("§4.7 idempotency: a retried acquire with the same owner gets the same grant, not a second one")

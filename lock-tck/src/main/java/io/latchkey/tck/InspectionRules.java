@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 /** inspect / list / held: what the store and the client say is held. */
 public interface InspectionRules extends TckRules {
 
+    /** Rule inspect: shows the holder's owner, token and a future expiry; empty once released. */
     @Test
     @Tag("inspection")
     @DisplayName("inspect: shows the holder's owner, token and a future expiry; empty once released")
@@ -41,6 +42,7 @@ public interface InspectionRules extends TckRules {
         assertTrue(b.inspect(name).isEmpty(), "inspect() still shows a released lock");
     }
 
+    /** Rule held: a client lists exactly the handles it holds. */
     @Test
     @Tag("inspection")
     @DisplayName("held: a client lists exactly the handles it holds")
@@ -54,6 +56,7 @@ public interface InspectionRules extends TckRules {
         assertTrue(a.held().isEmpty());
     }
 
+    /** Rule LISTING: list(prefix) shows held locks under the prefix and nothing else. */
     @Test
     @Tag("inspection")
     @DisplayName("LISTING: list(prefix) shows held locks under the prefix and nothing else")

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 /** §4.3 Lease: a grant expires by itself if its holder dies; renewal keeps it; validity is conservative. */
 public interface LeaseRules extends TckRules {
 
+    /** Rule §4.3 lease: a crashed holder's grant frees within lease (or session timeout) plus slack. */
     @Test
     @Tag("lease")
     @DisplayName("§4.3 lease: a crashed holder's grant frees within lease (or session timeout) plus slack")
@@ -40,6 +41,7 @@ public interface LeaseRules extends TckRules {
                         + " ms; lease " + lease + " + slack allows " + bound.toMillis() + " ms");
     }
 
+    /** Rule §4.3 lease: auto-renewal keeps a lock held for several leases. */
     @Test
     @Tag("lease")
     @DisplayName("§4.3 lease: auto-renewal keeps a lock held for several leases")
@@ -58,6 +60,7 @@ public interface LeaseRules extends TckRules {
         }
     }
 
+    /** Rule §4.3 lease: renew() extends the grant beyond its original lease. */
     @Test
     @Tag("lease")
     @DisplayName("§4.3 lease: renew() extends the grant beyond its original lease")
@@ -78,6 +81,11 @@ public interface LeaseRules extends TckRules {
         }
     }
 
+    /**
+     * Rule §4.3 lease: maxHold ends a renewed hold with EXPIRED and frees the lock.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("lease")
     @DisplayName("§4.3 lease: maxHold ends a renewed hold with EXPIRED and frees the lock")
@@ -96,6 +104,7 @@ public interface LeaseRules extends TckRules {
         Tck.mustAcquire(b.lock(name), tck().settings().slack()).close();
     }
 
+    /** Rule §4.3 lease: validity is conservative: never more than the lease from the request. */
     @Test
     @Tag("lease")
     @DisplayName("§4.3 lease: validity is conservative: never more than the lease from the request")

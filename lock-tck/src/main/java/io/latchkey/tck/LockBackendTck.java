@@ -45,15 +45,27 @@ public abstract class LockBackendTck
 
     private TckContext context;
 
-    /** A new backend (one client) connected to the store under test. */
+    /**
+     * A new backend (one client) connected to the store under test.
+     *
+     * @return a new backend; the TCK closes it
+     */
     protected abstract LockBackend newBackend();
 
-    /** Timing and sizes; override to suit a slow store or a coarse lease granularity. */
+    /**
+     * Timing and sizes; override to suit a slow store or a coarse lease granularity.
+     *
+     * @return the settings, {@link TckSettings#defaults()} unless overridden
+     */
     protected TckSettings settings() {
         return TckSettings.defaults();
     }
 
-    /** Fault hooks; none by default. */
+    /**
+     * Fault hooks; none by default.
+     *
+     * @return the fault hooks
+     */
     protected TckFaults faults() {
         return TckFaults.NONE;
     }
@@ -61,6 +73,8 @@ public abstract class LockBackendTck
     /**
      * How a child JVM connects to the same store (URI and settings), for the rules that run recipe instances in
      * separate JVMs and kill one with SIGKILL. Empty by default: those rules are then skipped, with the reason.
+     *
+     * @return how a child JVM reaches the store, or empty to skip the rules that need one
      */
     protected Optional<ProcessBackend> processBackend() {
         return Optional.empty();

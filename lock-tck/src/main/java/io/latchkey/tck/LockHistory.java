@@ -17,6 +17,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * - fencing: in order of grant, each token is strictly greater than every earlier token of the name.
  * Recording is lock-free (a concurrent queue) so the checker adds no ordering of its own to the test.
  */
+/**
+ * The history checker: records every grant and release of a test and finds overlapping validity windows and
+ * fencing-token regressions.
+ */
 public final class LockHistory {
     private final ConcurrentLinkedQueue<Entry> entries = new ConcurrentLinkedQueue<>();
 
@@ -52,7 +56,12 @@ public final class LockHistory {
         }
     }
 
-    /** Records a grant as soon as the handle is returned. */
+    /**
+     * Records a grant as soon as the handle is returned.
+     *
+     * @param h the handle just returned by an acquisition
+     * @return the entry, to record its release on
+     */
     public Entry granted(LockHandle h) {
         long now = System.nanoTime();
         long remaining = h.remaining().toNanos();
@@ -63,7 +72,11 @@ public final class LockHistory {
         return e;
     }
 
-    /** Every violation found: overlaps of validity windows and token regressions. Empty if the history is linearizable. */
+    /**
+     * Every violation found: overlaps of validity windows and token regressions. Empty if the history is linearizable.
+     *
+     * @return the violations, each a readable sentence
+     */
     public List<String> violations() {
         Map<String, List<Entry>> byName = new HashMap<>();
         for (Entry e : entries) {
@@ -94,7 +107,11 @@ public final class LockHistory {
         return out;
     }
 
-    /** How many grants were recorded. */
+    /**
+     * How many grants were recorded.
+     *
+     * @return the number of grants
+     */
     public int size() {
         return entries.size();
     }

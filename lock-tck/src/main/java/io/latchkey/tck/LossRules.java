@@ -22,6 +22,11 @@ import org.junit.jupiter.api.Test;
 /** §4.5 Loss is reported: lost() completes, before validUntil() when renewal fails, and isValid() turns false. */
 public interface LossRules extends TckRules {
 
+    /**
+     * Rule §4.5 loss: an unrenewed lease is reported EXPIRED before validUntil().
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("loss")
     @DisplayName("§4.5 loss: an unrenewed lease is reported EXPIRED before validUntil()")
@@ -37,6 +42,11 @@ public interface LossRules extends TckRules {
         assertFalse(h.isValid());
     }
 
+    /**
+     * Rule §4.5 loss: a forced release is reported to the holder as RELEASED_BY_ADMIN.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("loss")
     @DisplayName("§4.5 loss: a forced release is reported to the holder as RELEASED_BY_ADMIN")
@@ -59,6 +69,11 @@ public interface LossRules extends TckRules {
         assertFalse(h.release(), "release() after a forced release said it still held the lock");
     }
 
+    /**
+     * Rule §4.5 loss: renewals failing during an outage are reported before validUntil().
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("loss")
     @DisplayName("§4.5 loss: renewals failing during an outage are reported before validUntil()")
@@ -80,6 +95,11 @@ public interface LossRules extends TckRules {
         }
     }
 
+    /**
+     * Rule §4.5 loss: closing the client reports CLIENT_CLOSED and frees the lock.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("loss")
     @DisplayName("§4.5 loss: closing the client reports CLIENT_CLOSED and frees the lock")
@@ -95,6 +115,7 @@ public interface LossRules extends TckRules {
         Tck.mustAcquire(b.lock(name), tck().settings().slack()).close();
     }
 
+    /** Rule §4.5 loss: runExclusive interrupts its task when the lock is lost and throws LockLostException. */
     @Test
     @Tag("loss")
     @DisplayName("§4.5 loss: runExclusive interrupts its task when the lock is lost and throws LockLostException")

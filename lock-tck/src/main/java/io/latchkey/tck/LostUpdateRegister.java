@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class LostUpdateRegister {
     private final AtomicLong value = new AtomicLong();
 
+    /** Adds one by reading, pausing and writing: two increments at once lose one of them. */
     public void increment() {
         long v = value.get();
         for (int i = 0; i < 64; i++) {
@@ -18,6 +19,11 @@ public final class LostUpdateRegister {
         value.set(v + 1);
     }
 
+    /**
+     * The count so far.
+     *
+     * @return the value
+     */
     public long value() {
         return value.get();
     }

@@ -15,6 +15,12 @@ import java.util.stream.Collectors;
 public final class MultiLockProcess {
     private MultiLockProcess() {}
 
+    /**
+     * The child's entry point.
+     *
+     * @param args the lease in milliseconds, then the names
+     * @throws Exception if the locks cannot be taken (the parent sees the child's stderr)
+     */
     public static void main(String[] args) throws Exception {
         Duration lease = Duration.ofMillis(Long.parseLong(args[0]));
         List<String> names = Arrays.asList(args).subList(1, args.length);

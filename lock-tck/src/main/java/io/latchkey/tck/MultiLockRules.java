@@ -36,7 +36,14 @@ import org.junit.jupiter.api.Test;
  */
 public interface MultiLockRules extends TckRules {
 
-    /** The multi-lock under test; the self-test overrides it. */
+    /**
+     * The multi-lock under test; the self-test overrides it.
+     *
+     * @param client the client
+     * @param names the names to lock together
+     * @param options each part's options
+     * @return the multi-lock
+     */
     default MultiLock newMultiLock(LockClient client, List<String> names, LockOptions options) {
         return client.lockAll(names, options);
     }
@@ -52,6 +59,11 @@ public interface MultiLockRules extends TckRules {
                 .plus(tck().settings().wakeUp());
     }
 
+    /**
+     * Rule recipe multi-lock: 8 threads on 4 clients taking overlapping sets in crossed orders never deadlock and never overlap.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("multi-lock")
     @DisplayName("recipe multi-lock: 8 threads on 4 clients taking overlapping sets in crossed orders never deadlock"
@@ -135,6 +147,11 @@ public interface MultiLockRules extends TckRules {
         }
     }
 
+    /**
+     * Rule recipe multi-lock: a set whose part is taken times out holding none of the others.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("multi-lock")
     @DisplayName("recipe multi-lock: a set whose part is taken times out holding none of the others")
@@ -161,6 +178,11 @@ public interface MultiLockRules extends TckRules {
         }
     }
 
+    /**
+     * Rule recipe multi-lock: losing any part invalidates the combined handle and completes lost().
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("multi-lock")
     @DisplayName("recipe multi-lock: losing any part invalidates the combined handle and completes lost()")
@@ -181,6 +203,11 @@ public interface MultiLockRules extends TckRules {
         }
     }
 
+    /**
+     * Rule recipe multi-lock: release frees every part, and the next holder's tokens are greater.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("multi-lock")
     @DisplayName("recipe multi-lock: release frees every part, and the next holder's tokens are greater")
@@ -207,6 +234,7 @@ public interface MultiLockRules extends TckRules {
         second.release();
     }
 
+    /** Rule recipe multi-lock: no names, a repeated name or an invalid name is rejected before the store is touched. */
     @Test
     @Tag("multi-lock")
     @DisplayName("recipe multi-lock: no names, a repeated name or an invalid name is rejected before the store is"
@@ -225,6 +253,11 @@ public interface MultiLockRules extends TckRules {
         assertEquals(Optional.empty(), client.inspect(ok), "a rejected lockAll left something in the store");
     }
 
+    /**
+     * Rule recipe multi-lock (separate JVMs): a holder killed with SIGKILL frees every part within its lease.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("multi-lock")
     @DisplayName("recipe multi-lock (separate JVMs): a holder killed with SIGKILL frees every part within its lease")

@@ -13,6 +13,11 @@ public final class OverlapDetector {
     private final AtomicInteger overlaps = new AtomicInteger();
     private final AtomicReference<String> firstOverlap = new AtomicReference<>();
 
+    /**
+     * Claims the section; counts an overlap if someone else is inside.
+     *
+     * @param holder who enters, named in the overlap's description
+     */
     public void enter(String holder) {
         String other = occupant.getAndSet(holder);
         if (other != null) {
@@ -21,15 +26,29 @@ public final class OverlapDetector {
         }
     }
 
+    /**
+     * Leaves the section, if {@code holder} is the one inside.
+     *
+     * @param holder who leaves
+     */
     public void exit(String holder) {
         occupant.compareAndSet(holder, null);
     }
 
+    /**
+     * How many times someone entered while another was inside.
+     *
+     * @return the overlaps
+     */
     public int overlaps() {
         return overlaps.get();
     }
 
-    /** A description of the first overlap, or null. */
+    /**
+     * A description of the first overlap, or null.
+     *
+     * @return the description, or {@code null} if none
+     */
     public String firstOverlap() {
         return firstOverlap.get();
     }

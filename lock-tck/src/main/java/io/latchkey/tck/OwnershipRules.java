@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 public interface OwnershipRules extends TckRules {
 
+    /** Rule §4.4 ownership: a stale grant's release and renew never touch the new owner's grant. */
     @Test
     @Tag("ownership")
     @DisplayName("§4.4 ownership: a stale grant's release and renew never touch the new owner's grant")
@@ -64,6 +65,7 @@ public interface OwnershipRules extends TckRules {
         assertTrue(b.release(newer), "the new owner could not release its own grant");
     }
 
+    /** Rule §4.4 ownership: release is idempotent: true once, then false, close() after it is harmless. */
     @Test
     @Tag("ownership")
     @DisplayName("§4.4 ownership: release is idempotent: true once, then false, close() after it is harmless")
@@ -84,6 +86,11 @@ public interface OwnershipRules extends TckRules {
         }
     }
 
+    /**
+     * Rule §4.4 ownership: a handle whose grant ended cannot renew.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("ownership")
     @DisplayName("§4.4 ownership: a handle whose grant ended cannot renew")

@@ -15,10 +15,21 @@ public final class PermitRegister {
     private final AtomicInteger overGrants = new AtomicInteger();
     private final AtomicReference<String> firstOverGrant = new AtomicReference<>();
 
+    /**
+     * A register for a semaphore of {@code limit} permits.
+     *
+     * @param limit the semaphore's permit count
+     */
     public PermitRegister(int limit) {
         this.limit = limit;
     }
 
+    /**
+     * Puts {@code permits} in use; counts an over-grant if more than the limit are in use then.
+     *
+     * @param holder who enters, named in the over-grant's description
+     * @param permits the permits it holds
+     */
     public void enter(String holder, int permits) {
         int now = inUse.addAndGet(permits);
         most.accumulateAndGet(now, Math::max);
@@ -29,20 +40,38 @@ public final class PermitRegister {
         }
     }
 
+    /**
+     * Takes {@code permits} out of use.
+     *
+     * @param permits the permits given back
+     */
     public void exit(int permits) {
         inUse.addAndGet(-permits);
     }
 
+    /**
+     * How many times more permits than the limit were in use.
+     *
+     * @return the over-grants
+     */
     public int overGrants() {
         return overGrants.get();
     }
 
-    /** The most permits ever in use at once. */
+    /**
+     * The most permits ever in use at once.
+     *
+     * @return the most permits in use
+     */
     public int most() {
         return most.get();
     }
 
-    /** A description of the first over-grant, or null. */
+    /**
+     * A description of the first over-grant, or null.
+     *
+     * @return the description, or {@code null} if none
+     */
     public String firstOverGrant() {
         return firstOverGrant.get();
     }

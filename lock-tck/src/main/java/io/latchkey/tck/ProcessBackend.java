@@ -15,12 +15,23 @@ import java.util.Objects;
  * @param settings backend settings (may be empty)
  */
 public record ProcessBackend(String uri, Map<String, String> settings) {
+    /**
+     * Copies the settings.
+     *
+     * @param uri the backend URI
+     * @param settings backend settings (may be empty)
+     */
     public ProcessBackend {
         Objects.requireNonNull(uri, "uri");
         settings = Map.copyOf(settings);
     }
 
-    /** A URI without separate settings. */
+    /**
+     * A URI without separate settings.
+     *
+     * @param uri the backend URI
+     * @return the description
+     */
     public static ProcessBackend of(String uri) {
         return new ProcessBackend(uri, Map.of());
     }

@@ -16,6 +16,11 @@ public final class ReadWriteRegister {
     private final AtomicInteger mostReaders = new AtomicInteger();
     private final AtomicReference<String> first = new AtomicReference<>();
 
+    /**
+     * A reader enters; a violation if a writer is inside.
+     *
+     * @param who the reader, named in the violation
+     */
     public void enterRead(String who) {
         int now = inside.addAndGet(1);
         mostReaders.accumulateAndGet(now & (WRITER - 1), Math::max);
@@ -24,10 +29,16 @@ public final class ReadWriteRegister {
         }
     }
 
+    /** A reader leaves. */
     public void exitRead() {
         inside.addAndGet(-1);
     }
 
+    /**
+     * A writer enters; a violation if anyone else is inside.
+     *
+     * @param who the writer, named in the violation
+     */
     public void enterWrite(String who) {
         int now = inside.addAndGet(WRITER);
         if (now != WRITER) {
@@ -36,6 +47,7 @@ public final class ReadWriteRegister {
         }
     }
 
+    /** A writer leaves. */
     public void exitWrite() {
         inside.addAndGet(-WRITER);
     }
@@ -45,15 +57,29 @@ public final class ReadWriteRegister {
         first.compareAndSet(null, what);
     }
 
+    /**
+     * How many times a writer met anyone, or a reader met a writer.
+     *
+     * @return the violations
+     */
     public int violations() {
         return violations.get();
     }
 
+    /**
+     * The first violation.
+     *
+     * @return its description, or {@code null} if none
+     */
     public String firstViolation() {
         return first.get();
     }
 
-    /** The most readers ever inside at once. */
+    /**
+     * The most readers ever inside at once.
+     *
+     * @return the most readers inside at once
+     */
     public int mostReaders() {
         return mostReaders.get();
     }

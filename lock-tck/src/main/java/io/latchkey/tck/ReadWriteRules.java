@@ -40,6 +40,9 @@ public interface ReadWriteRules extends TckRules {
         return client.readWriteLock(name, options);
     }
 
+    /**
+     * Rule read-write: readers on different clients share the lock, and exclude a writer until the last one leaves; a writer excludes readers.
+     */
     @Test
     @Tag("read-write")
     @DisplayName("read-write: readers on different clients share the lock, and exclude a writer until the last"
@@ -65,6 +68,11 @@ public interface ReadWriteRules extends TckRules {
                 .release();
     }
 
+    /**
+     * Rule read-write: 8 threads on 4 clients, readers and writers mixed, never a writer beside anyone (a read-write register), and readers do share.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("read-write")
     @DisplayName("read-write: 8 threads on 4 clients, readers and writers mixed, never a writer beside anyone"
@@ -123,6 +131,11 @@ public interface ReadWriteRules extends TckRules {
                         + "): the read side behaved as an exclusive lock");
     }
 
+    /**
+     * Rule read-write: a writer waiting behind a continuous stream of overlapping readers gets the lock (writer preference: new readers wait once a writer waits).
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("read-write")
     @DisplayName("read-write: a writer waiting behind a continuous stream of overlapping readers gets the lock"
@@ -186,6 +199,11 @@ public interface ReadWriteRules extends TckRules {
         }
     }
 
+    /**
+     * Rule read-write: a writer that gives up stops holding new readers back at once.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("read-write")
     @DisplayName("read-write: a writer that gives up stops holding new readers back at once")
@@ -203,6 +221,7 @@ public interface ReadWriteRules extends TckRules {
         r.release();
     }
 
+    /** Rule read-write: every grant's token, read or write, is greater than every earlier grant's. */
     @Test
     @Tag("read-write")
     @DisplayName("read-write: every grant's token, read or write, is greater than every earlier grant's")
@@ -229,6 +248,7 @@ public interface ReadWriteRules extends TckRules {
         }
     }
 
+    /** Rule read-write: a thread holding the read lock that asks for the write lock is refused at once. */
     @Test
     @Tag("read-write")
     @DisplayName("read-write: a thread holding the read lock that asks for the write lock is refused at once")
@@ -247,6 +267,11 @@ public interface ReadWriteRules extends TckRules {
                 .release();
     }
 
+    /**
+     * Rule read-write: a crashed writer's lock frees within its lease (or session timeout) plus slack.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("read-write")
     @DisplayName("read-write: a crashed writer's lock frees within its lease (or session timeout) plus slack")
@@ -273,6 +298,7 @@ public interface ReadWriteRules extends TckRules {
         assertTrue(r.fencingToken() > w.fencingToken(), "the next grant's token did not rise");
     }
 
+    /** Rule read-write: a read grant that is not renewed is reported lost, by its validUntil. */
     @Test
     @Tag("read-write")
     @DisplayName("read-write: a read grant that is not renewed is reported lost, by its validUntil")
@@ -288,6 +314,7 @@ public interface ReadWriteRules extends TckRules {
         assertFalse(loss.at().isAfter(validUntil.plus(tck().settings().slack())), "loss reported late");
     }
 
+    /** Rule read-write: a backend that does not claim READ_WRITE refuses readWriteLock() politely. */
     @Test
     @Tag("read-write")
     @DisplayName("read-write: a backend that does not claim READ_WRITE refuses readWriteLock() politely")
@@ -302,6 +329,11 @@ public interface ReadWriteRules extends TckRules {
                 () -> "the refusal should name the capability and the backend: " + e.getMessage());
     }
 
+    /**
+     * Rule read-write: a downgrade turns the write grant into a read grant with no gap: readers may join, a waiting writer stays out until the read grant goes, and the next writer's token rises.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("read-write")
     @DisplayName("read-write: a downgrade turns the write grant into a read grant with no gap: readers may join, a"
@@ -346,6 +378,9 @@ public interface ReadWriteRules extends TckRules {
         assertTrue(next.fencingToken() > r2.fencingToken(), "the next writer's token did not rise");
     }
 
+    /**
+     * Rule read-write: downgrade() refuses a read handle, another lock's handle and a released write handle, changing nothing.
+     */
     @Test
     @Tag("read-write")
     @DisplayName("read-write: downgrade() refuses a read handle, another lock's handle and a released write handle,"

@@ -39,6 +39,11 @@ public interface SemaphoreRules extends TckRules {
         return client.semaphore(name, permits, options);
     }
 
+    /**
+     * Rule semaphore: 16 threads on 4 clients never hold more permits at once than the count (a counted register), and every grant has its own token.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("semaphore")
     @DisplayName("semaphore: 16 threads on 4 clients never hold more permits at once than the count (a counted"
@@ -94,6 +99,11 @@ public interface SemaphoreRules extends TckRules {
                         + "): the semaphore behaved as an exclusive lock");
     }
 
+    /**
+     * Rule semaphore: every grant's fencing token is greater than every earlier grant's of the semaphore.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("semaphore")
     @DisplayName("semaphore: every grant's fencing token is greater than every earlier grant's of the semaphore")
@@ -120,6 +130,9 @@ public interface SemaphoreRules extends TckRules {
         }
     }
 
+    /**
+     * Rule semaphore: release returns the permits, availablePermits() counts them, and a request for more than are free is refused.
+     */
     @Test
     @Tag("semaphore")
     @DisplayName("semaphore: release returns the permits, availablePermits() counts them, and a request for more"
@@ -142,6 +155,11 @@ public interface SemaphoreRules extends TckRules {
         assertEquals(5, a.availablePermits(), "after every permit was released");
     }
 
+    /**
+     * Rule semaphore: a waiter blocked for permits gets them when enough are released.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("semaphore")
     @DisplayName("semaphore: a waiter blocked for permits gets them when enough are released")
@@ -168,6 +186,7 @@ public interface SemaphoreRules extends TckRules {
                         + bound.toMillis() + " ms");
     }
 
+    /** Rule semaphore: a crashed holder's permits come back within its lease (or session timeout) plus slack. */
     @Test
     @Tag("semaphore")
     @DisplayName("semaphore: a crashed holder's permits come back within its lease (or session timeout) plus slack")
@@ -200,6 +219,7 @@ public interface SemaphoreRules extends TckRules {
         assertTrue(next.fencingToken() > h.fencingToken(), "the next grant's token did not rise");
     }
 
+    /** Rule semaphore: a grant that is not renewed is reported lost, and is invalid by its validUntil. */
     @Test
     @Tag("semaphore")
     @DisplayName("semaphore: a grant that is not renewed is reported lost, and is invalid by its validUntil")
@@ -217,6 +237,7 @@ public interface SemaphoreRules extends TckRules {
                 () -> "the loss was reported at " + loss.at() + ", well after validUntil " + validUntil);
     }
 
+    /** Rule semaphore: the permit count is identity: another count for the same name is refused and changes nothing. */
     @Test
     @Tag("semaphore")
     @DisplayName("semaphore: the permit count is identity: another count for the same name is refused and changes"
@@ -236,6 +257,7 @@ public interface SemaphoreRules extends TckRules {
         h.release();
     }
 
+    /** Rule semaphore: bad counts and options are rejected before the store is touched. */
     @Test
     @Tag("semaphore")
     @DisplayName("semaphore: bad counts and options are rejected before the store is touched")
@@ -259,6 +281,7 @@ public interface SemaphoreRules extends TckRules {
         tck().newClient().semaphore(name, 7).tryAcquire(7).orElseThrow().release();
     }
 
+    /** Rule semaphore: a backend that does not claim SEMAPHORE refuses semaphore() politely, naming itself. */
     @Test
     @Tag("semaphore")
     @DisplayName("semaphore: a backend that does not claim SEMAPHORE refuses semaphore() politely, naming itself")

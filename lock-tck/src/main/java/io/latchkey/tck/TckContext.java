@@ -49,7 +49,11 @@ public final class TckContext implements AutoCloseable {
                 "tck-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36) + "-" + testName;
     }
 
-    /** A new client on the store, closed at the end of the test. */
+    /**
+     * A new client on the store, closed at the end of the test.
+     *
+     * @return the client
+     */
     public LockClient newClient() {
         CrashableBackend backend = new CrashableBackend(createBackend());
         LockClient client = Latchkey.client(backend, "tck");
@@ -63,7 +67,11 @@ public final class TckContext implements AutoCloseable {
         return client;
     }
 
-    /** A new raw backend, for rules stated at the SPI level; closed at the end of the test. */
+    /**
+     * A new raw backend, for rules stated at the SPI level; closed at the end of the test.
+     *
+     * @return the backend
+     */
     public LockBackend newBackend() {
         LockBackend backend = createBackend();
         openedLock.lock();
@@ -86,7 +94,11 @@ public final class TckContext implements AutoCloseable {
         return backend;
     }
 
-    /** Crashes a client made by {@link #newClient()}: it stops talking to the store without releasing anything. */
+    /**
+     * Crashes a client made by {@link #newClient()}: it stops talking to the store without releasing anything.
+     *
+     * @param client a client made by {@link #newClient()}
+     */
     public void crash(LockClient client) {
         CrashableBackend backend;
         openedLock.lock();
@@ -105,6 +117,8 @@ public final class TckContext implements AutoCloseable {
      * Waits until an acquisition through a client made by {@link #newClient()} has asked the store: answered
      * (busy) or waiting in it. A rule about waking waiters releases only then, so that the waiter it measures
      * is really waiting, not about to make its first attempt.
+     *
+     * @param client a client made by {@link #newClient()}
      */
     public void awaitAskedTheStore(LockClient client) {
         CrashableBackend backend;
@@ -127,6 +141,10 @@ public final class TckContext implements AutoCloseable {
     /**
      * Starts {@code main} in a child JVM connected to the store under test (see {@link TckProcessMain}); killed at
      * the end of the test. A backend whose TCK supplies no {@link LockBackendTck#processBackend()} skips the rule.
+     *
+     * @param main the child's main class, on the test's class path
+     * @param args its arguments
+     * @return the running child
      */
     public TckProcess startProcess(Class<?> main, String... args) {
         ProcessBackend target = processBackend.orElse(null);
@@ -144,12 +162,22 @@ public final class TckContext implements AutoCloseable {
         return process;
     }
 
-    /** Whether child JVMs can be started (the backend's TCK supplies a {@link ProcessBackend}). */
+    /**
+     * Whether child JVMs can be started (the backend's TCK supplies a {@link ProcessBackend}).
+     *
+     * @return whether child JVMs can be started
+     */
     public boolean canStartProcesses() {
         return processBackend.isPresent();
     }
 
-    /** Closes {@code recipe} when the test ends, before the clients it uses (last registered, first closed). */
+    /**
+     * Closes {@code recipe} when the test ends, before the clients it uses (last registered, first closed).
+     *
+     * @param <T> the recipe's type
+     * @param recipe the recipe to close
+     * @return {@code recipe}
+     */
     public <T extends AutoCloseable> T closeAtEnd(T recipe) {
         openedLock.lock();
         try {
@@ -160,26 +188,49 @@ public final class TckContext implements AutoCloseable {
         return recipe;
     }
 
-    /** A lock name unique to this test run: {@code tck-<random>-<test>/<suffix>}. */
+    /**
+     * A lock name unique to this test run: {@code tck-<random>-<test>/<suffix>}.
+     *
+     * @param suffix what the name is for in the test
+     * @return the name
+     */
     public String name(String suffix) {
         String n = runId + "/" + suffix;
         return n.length() > 200 ? n.substring(0, 100) + n.substring(n.length() - 100) : n;
     }
 
+    /**
+     * The TCK's settings for this backend.
+     *
+     * @return the settings
+     */
     public TckSettings settings() {
         return settings;
     }
 
+    /**
+     * The backend's fault hooks.
+     *
+     * @return the fault hooks
+     */
     public TckFaults faults() {
         return faults;
     }
 
-    /** The history checker of this test. */
+    /**
+     * The history checker of this test.
+     *
+     * @return the history
+     */
     public LockHistory history() {
         return history;
     }
 
-    /** The capabilities the backend claims. */
+    /**
+     * The capabilities the backend claims.
+     *
+     * @return the capabilities
+     */
     public Set<Capability> capabilities() {
         if (capabilities == null) {
             newBackend();

@@ -18,12 +18,18 @@ public interface TckFaults {
     /**
      * Makes the store unreachable for every client until the returned handle is closed (a network
      * partition, a paused server).
+     *
+     * @return the handle that ends the outage
      */
     default AutoCloseable outage() {
         throw new TestAbortedException("this backend's TCK supplies no outage() fault hook");
     }
 
-    /** Ends the store session of the given backend (server-side kill), as a session expiry would. */
+    /**
+     * Ends the store session of the given backend (server-side kill), as a session expiry would.
+     *
+     * @param backend a backend made by the TCK
+     */
     default void killSession(LockBackend backend) {
         throw new TestAbortedException("this backend's TCK supplies no killSession() fault hook");
     }
@@ -36,6 +42,8 @@ public interface TckFaults {
     /**
      * Crashes a client: the backend stops talking to the store without releasing anything. The default
      * closes it, which ends its sessions; override when a backend's close releases more than a crash would.
+     *
+     * @param backend the backend to crash
      */
     default void crash(LockBackend backend) {
         backend.close();

@@ -26,6 +26,10 @@ import org.awaitility.core.ConditionTimeoutException;
  * The child learns the store from its environment (ProcessBackend), and exits by itself when its stdin closes,
  * so a test JVM that dies never leaves children behind.
  */
+/**
+ * A recipe instance in a child JVM, for rules that must survive a real SIGKILL: it reports what happens to it as
+ * lines on stdout, which the parent waits for.
+ */
 public final class TckProcess implements AutoCloseable {
     static final String URI_ENV = "LATCHKEY_TCK_URI";
     static final String SETTINGS_ENV = "LATCHKEY_TCK_SETTINGS";
@@ -63,33 +67,64 @@ public final class TckProcess implements AutoCloseable {
         }
     }
 
-    /** The child's process id. */
+    /**
+     * The child's process id.
+     *
+     * @return the pid
+     */
     public long pid() {
         return process.pid();
     }
 
+    /**
+     * Whether the child still runs.
+     *
+     * @return true while it runs
+     */
     public boolean isAlive() {
         return process.isAlive();
     }
 
-    /** Every stdout line so far, in order. */
+    /**
+     * Every stdout line so far, in order.
+     *
+     * @return the lines
+     */
     public List<String> lines() {
         synchronized (lines) {
             return List.copyOf(lines);
         }
     }
 
-    /** The lines so far that start with {@code prefix}. */
+    /**
+     * The lines so far that start with {@code prefix}.
+     *
+     * @param prefix the start of the lines wanted
+     * @return the lines
+     */
     public List<String> lines(String prefix) {
         return lines().stream().filter(l -> l.startsWith(prefix)).collect(Collectors.toList());
     }
 
-    /** Waits for the first line (counting from the child's start) that starts with {@code prefix}. */
+    /**
+     * Waits for the first line (counting from the child's start) that starts with {@code prefix}.
+     *
+     * @param prefix the start of the line wanted
+     * @param timeout the longest wait
+     * @return the line
+     */
     public String awaitLine(String prefix, Duration timeout) {
         return awaitLine(l -> l.startsWith(prefix), "a line starting with '" + prefix + "'", timeout);
     }
 
-    /** Waits for the first line (counting from the child's start) that matches. */
+    /**
+     * Waits for the first line (counting from the child's start) that matches.
+     *
+     * @param matching the line wanted
+     * @param what the line's description, for the timeout's message
+     * @param timeout the longest wait
+     * @return the line
+     */
     public String awaitLine(Predicate<String> matching, String what, Duration timeout) {
         try {
             return Awaitility.await(label + " printed " + what)
@@ -105,7 +140,11 @@ public final class TckProcess implements AutoCloseable {
         }
     }
 
-    /** The last few thousand characters the child wrote to stderr. */
+    /**
+     * The last few thousand characters the child wrote to stderr.
+     *
+     * @return the tail of stderr
+     */
     public String stderrTail() {
         synchronized (stderr) {
             return stderr.toString();

@@ -18,7 +18,11 @@ public final class TckProcessMain {
 
     private TckProcessMain() {}
 
-    /** A client on the store the parent test runs against, as {@link ProcessBackend} describes it. */
+    /**
+     * A client on the store the parent test runs against, as {@link ProcessBackend} describes it.
+     *
+     * @return the client
+     */
     public static LockClient connect() {
         watchParent();
         String uri = System.getenv(TckProcess.URI_ENV);
@@ -29,7 +33,11 @@ public final class TckProcessMain {
         return Latchkey.connect(uri, decode(System.getenv(TckProcess.SETTINGS_ENV)));
     }
 
-    /** Prints one line to the parent and flushes. */
+    /**
+     * Prints one line to the parent and flushes.
+     *
+     * @param line the line
+     */
     public static void emit(String line) {
         watchParent();
         System.out.println(line); // PrintStream serialises concurrent lines

@@ -37,14 +37,29 @@ public final class TckSettings {
         this.exclusionRounds = b.exclusionRounds;
     }
 
+    /**
+     * The defaults listed above.
+     *
+     * @return the default settings
+     */
     public static TckSettings defaults() {
         return builder().build();
     }
 
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
+    /**
+     * A builder holding these settings.
+     *
+     * @return a new builder
+     */
     public Builder toBuilder() {
         return new Builder()
                 .shortLease(shortLease)
@@ -56,31 +71,65 @@ public final class TckSettings {
                 .recipeRules(recipeRules);
     }
 
-    /** Whether the recipe rule groups run on this configuration. */
+    /**
+     * Whether the recipe rule groups run on this configuration.
+     *
+     * @return whether they run
+     */
     public boolean recipeRules() {
         return recipeRules;
     }
 
+    /**
+     * The lease of tests that wait for expiry.
+     *
+     * @return the short lease
+     */
     public Duration shortLease() {
         return shortLease;
     }
 
+    /**
+     * How late an expiry or a timeout may be reported.
+     *
+     * @return the slack
+     */
     public Duration slack() {
         return slack;
     }
 
+    /**
+     * The most a waiter may take to acquire after a release.
+     *
+     * @return the wake-up bound
+     */
     public Duration wakeUp() {
         return wakeUp;
     }
 
+    /**
+     * The clients of the exclusion rule.
+     *
+     * @return the client count
+     */
     public int exclusionClients() {
         return exclusionClients;
     }
 
+    /**
+     * The threads of the exclusion rule, spread over its clients.
+     *
+     * @return the thread count
+     */
     public int exclusionThreads() {
         return exclusionThreads;
     }
 
+    /**
+     * The acquisitions of each thread of the exclusion rule.
+     *
+     * @return the round count
+     */
     public int exclusionRounds() {
         return exclusionRounds;
     }
@@ -104,41 +153,88 @@ public final class TckSettings {
 
         private Builder() {}
 
+        /**
+         * Sets the lease of tests that wait for expiry.
+         *
+         * @param d the store's smallest lease
+         * @return this builder
+         */
         public Builder shortLease(Duration d) {
             shortLease = positive(d, "shortLease");
             return this;
         }
 
+        /**
+         * Sets how late an expiry or a timeout may be reported.
+         *
+         * @param d the slack
+         * @return this builder
+         */
         public Builder slack(Duration d) {
             slack = positive(d, "slack");
             return this;
         }
 
+        /**
+         * Sets the most a waiter may take to acquire after a release.
+         *
+         * @param d the wake-up bound
+         * @return this builder
+         */
         public Builder wakeUp(Duration d) {
             wakeUp = positive(d, "wakeUp");
             return this;
         }
 
+        /**
+         * Sets the clients of the exclusion rule.
+         *
+         * @param n the client count
+         * @return this builder
+         */
         public Builder exclusionClients(int n) {
             exclusionClients = atLeast(n, 2, "exclusionClients");
             return this;
         }
 
+        /**
+         * Sets the threads of the exclusion rule.
+         *
+         * @param n the thread count
+         * @return this builder
+         */
         public Builder exclusionThreads(int n) {
             exclusionThreads = atLeast(n, 2, "exclusionThreads");
             return this;
         }
 
+        /**
+         * Sets the acquisitions of each thread of the exclusion rule.
+         *
+         * @param n the round count
+         * @return this builder
+         */
         public Builder exclusionRounds(int n) {
             exclusionRounds = atLeast(n, 1, "exclusionRounds");
             return this;
         }
 
+        /**
+         * Turns the recipe rule groups on or off.
+         *
+         * @param on whether they run
+         * @return this builder
+         */
         public Builder recipeRules(boolean on) {
             recipeRules = on;
             return this;
         }
 
+        /**
+         * The settings as set.
+         *
+         * @return the settings
+         */
         public TckSettings build() {
             return new TckSettings(this);
         }

@@ -24,7 +24,11 @@ import org.junit.jupiter.api.function.Executable;
 /** §4.8 Bad input never corrupts state; every valid name works and stays distinct. */
 public interface ValidationRules extends TckRules {
 
-    /** Names that are valid but hostile to naive encodings: paths, SQL, globs, hash tags, case, accents. */
+    /**
+     * Names that are valid but hostile to naive encodings: paths, SQL, globs, hash tags, case, accents.
+     *
+     * @return the names
+     */
     static List<String> hostileValidNames() {
         String fourByte = "\uD83D\uDE00"; // U+1F600, 4 bytes in UTF-8
         List<String> names = new ArrayList<>(Arrays.asList(
@@ -85,6 +89,11 @@ public interface ValidationRules extends TckRules {
         return names;
     }
 
+    /**
+     * Rule §4.8 validation: every valid name, however hostile, works and maps to a distinct lock.
+     *
+     * @throws InterruptedException if the test thread is interrupted
+     */
     @Test
     @Tag("validation")
     @DisplayName("§4.8 validation: every valid name, however hostile, works and maps to a distinct lock")
@@ -160,6 +169,7 @@ public interface ValidationRules extends TckRules {
         }
     }
 
+    /** Rule §4.8 validation: null, empty, over-long and control-character names are rejected before the store. */
     @Test
     @Tag("validation")
     @DisplayName("§4.8 validation: null, empty, over-long and control-character names are rejected before the store")
@@ -198,6 +208,7 @@ public interface ValidationRules extends TckRules {
         }
     }
 
+    /** Rule §4.8 validation: zero, negative and overflowing durations are rejected and nothing is held. */
     @Test
     @Tag("validation")
     @DisplayName("§4.8 validation: zero, negative and overflowing durations are rejected and nothing is held")

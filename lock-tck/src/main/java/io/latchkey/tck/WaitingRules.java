@@ -23,6 +23,11 @@ import org.junit.jupiter.api.Test;
 /** §4.6 Waiting: waits end in time, a release wakes a waiter, local waiters queue in order, interrupts work. */
 public interface WaitingRules extends TckRules {
 
+    /**
+     * Rule §4.6 waiting: a waiter acquires soon after the holder releases.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("waiting")
     @DisplayName("§4.6 waiting: a waiter acquires soon after the holder releases")
@@ -51,6 +56,7 @@ public interface WaitingRules extends TckRules {
                         + tck().settings().wakeUp().toMillis() + " ms allowed");
     }
 
+    /** Rule §4.6 waiting: acquire(wait) on a held lock times out within wait plus slack and holds nothing. */
     @Test
     @Tag("waiting")
     @DisplayName("§4.6 waiting: acquire(wait) on a held lock times out within wait plus slack and holds nothing")
@@ -82,6 +88,11 @@ public interface WaitingRules extends TckRules {
         }
     }
 
+    /**
+     * Rule §4.6 waiting: an interrupted waiter stops at once and holds nothing.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("waiting")
     @DisplayName("§4.6 waiting: an interrupted waiter stops at once and holds nothing")
@@ -112,6 +123,11 @@ public interface WaitingRules extends TckRules {
         assertTrue(b.held().isEmpty(), "the interrupted waiter's client holds something");
     }
 
+    /**
+     * Rule §4.6 waiting: waiters inside one client are served in FIFO order.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("waiting")
     @DisplayName("§4.6 waiting: waiters inside one client are served in FIFO order")
@@ -147,6 +163,11 @@ public interface WaitingRules extends TckRules {
         assertEquals(List.of(0, 1, 2, 3), order, "local waiters were not served in arrival order");
     }
 
+    /**
+     * Rule §4.6 waiting: a cancelled asynchronous acquisition leaves nothing held.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
     @Test
     @Tag("waiting")
     @DisplayName("§4.6 waiting: a cancelled asynchronous acquisition leaves nothing held")
@@ -164,6 +185,12 @@ public interface WaitingRules extends TckRules {
         assertThrows(java.util.concurrent.CancellationException.class, () -> f.getNow(null));
     }
 
+    /**
+     * Rule §4.6 waiting: tryAcquire(wait) returns empty when the wait runs out.
+     *
+     * @throws InterruptedException if the test thread is interrupted
+     * @throws java.util.concurrent.ExecutionException if a task of the rule failed: the rule fails with it
+     */
     @Test
     @Tag("waiting")
     @DisplayName("§4.6 waiting: tryAcquire(wait) returns empty when the wait runs out")

@@ -44,6 +44,11 @@ import org.apache.zookeeper.data.Stat;
  * Layout: ZooKeeperConnection (client lifecycle, session state), AcquireAttempt (acquire protocol),
  * ZooKeeperWaiting (watches), HeldGrants (validity, session losses), Listing, OrphanCleaner, LockPaths.
  */
+/**
+ * Locks in ZooKeeper ({@code zookeeper://h1:2181,h2:2181/chroot}): a fair queue of ephemeral sequential nodes per
+ * name, fencing tokens from creation zxids, grants bound to the Curator session. Built from a URI by
+ * {@code Latchkey.connect}, or on the application's {@link CuratorFramework} with {@link #builder}.
+ */
 public final class ZooKeeperLockBackend implements LockBackend {
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(
             Capability.FAIR,
@@ -90,6 +95,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
     /**
      * A backend on a {@link CuratorFramework} the application already has (started, or started later by the
      * application). The backend never closes it.
+     *
+     * @param curator the application's Curator client
+     * @return a new builder
      */
     public static ZooKeeperLockBackendBuilder builder(CuratorFramework curator) {
         return new ZooKeeperLockBackendBuilder(curator);
@@ -316,12 +324,21 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     // ------------------------------------------------------------------ accessors for tests and tools
 
-    /** The Curator client this backend uses (for fault injection in tests, and for operators' tools). */
+    /**
+     * The Curator client this backend uses (for fault injection in tests, and for operators' tools).
+     *
+     * @return the Curator client
+     */
     public CuratorFramework curator() {
         return curator;
     }
 
-    /** The ZooKeeper path of the container node that queues the contenders for {@code name}. */
+    /**
+     * The ZooKeeper path of the container node that queues the contenders for {@code name}.
+     *
+     * @param name the lock's name
+     * @return the container node's path
+     */
     public String pathOf(String name) {
         return paths.parent(name);
     }

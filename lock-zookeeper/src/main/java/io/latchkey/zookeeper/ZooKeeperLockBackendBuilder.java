@@ -21,12 +21,22 @@ public final class ZooKeeperLockBackendBuilder {
         this.curator = Objects.requireNonNull(curator, "curator must not be null");
     }
 
-    /** The base node (default {@code /latchkey}); see {@link ZooKeeperSettings.Builder#basePath(String)}. */
+    /**
+     * The base node (default {@code /latchkey}); see {@link ZooKeeperSettings.Builder#basePath(String)}.
+     *
+     * @param path an absolute ZooKeeper path
+     * @return this builder
+     */
     public ZooKeeperLockBackendBuilder basePath(String path) {
         this.basePath = ZooKeeperSettings.builder().basePath(path).build().basePath();
         return this;
     }
 
+    /**
+     * The backend on the application's client.
+     *
+     * @return the backend
+     */
     public ZooKeeperLockBackend build() {
         // until the first connection tells the negotiated session timeout, assume the shortest plausible one
         long fallback = TimeUnit.MILLISECONDS.toNanos(

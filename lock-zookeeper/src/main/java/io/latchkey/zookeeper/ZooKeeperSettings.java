@@ -49,14 +49,29 @@ public final class ZooKeeperSettings {
         this.basePath = b.basePath;
     }
 
+    /**
+     * The defaults: 30 s session timeout, 5 s connect timeout, base path {@code /latchkey}.
+     *
+     * @return the default settings
+     */
     public static ZooKeeperSettings defaults() {
         return builder().build();
     }
 
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
+    /**
+     * A builder holding these settings.
+     *
+     * @return a new builder
+     */
     public Builder toBuilder() {
         return new Builder()
                 .sessionTimeout(sessionTimeout)
@@ -67,6 +82,9 @@ public final class ZooKeeperSettings {
     /**
      * Reads settings from a map of texts.
      *
+     *
+     * @param settings setting names to texts
+     * @return the settings
      * @throws IllegalArgumentException for an unknown key (the message lists the known ones) or a bad value
      */
     public static ZooKeeperSettings fromMap(Map<String, String> settings) {
@@ -94,20 +112,38 @@ public final class ZooKeeperSettings {
         return b.build();
     }
 
+    /**
+     * The session timeout asked for.
+     *
+     * @return the session timeout
+     */
     public Duration sessionTimeout() {
         return sessionTimeout;
     }
 
-    /** How long connecting may take, and how long one operation waits for a connection. */
+    /**
+     * How long connecting may take, and how long one operation waits for a connection.
+     *
+     * @return the connect timeout
+     */
     public Duration connectTimeout() {
         return connectionTimeout;
     }
 
-    /** The same as {@link #connectTimeout()} (its earlier name). */
+    /**
+     * The same as {@link #connectTimeout()} (its earlier name).
+     *
+     * @return the connect timeout
+     */
     public Duration connectionTimeout() {
         return connectionTimeout;
     }
 
+    /**
+     * The base node under which every lock lives.
+     *
+     * @return the base path
+     */
     public String basePath() {
         return basePath;
     }
@@ -126,24 +162,44 @@ public final class ZooKeeperSettings {
 
         private Builder() {}
 
-        /** The session timeout to ask for: 100 ms to 1 h (the server may negotiate it). */
+        /**
+         * The session timeout to ask for: 100 ms to 1 h (the server may negotiate it).
+         *
+         * @param d 100 ms to 1 h
+         * @return this builder
+         */
         public Builder sessionTimeout(Duration d) {
             sessionTimeout = timeout(d, "sessionTimeout");
             return this;
         }
 
-        /** How long connecting may take, and one operation waits for a connection: 100 ms to 1 h, at most the session timeout. */
+        /**
+         * How long connecting may take, and one operation waits for a connection: 100 ms to 1 h, at most the session timeout.
+         *
+         * @param d 100 ms to 1 h, at most the session timeout
+         * @return this builder
+         */
         public Builder connectTimeout(Duration d) {
             connectionTimeout = timeout(d, StoreErrors.CONNECT_TIMEOUT);
             return this;
         }
 
-        /** The same as {@link #connectTimeout(Duration)} (its earlier name). */
+        /**
+         * The same as {@link #connectTimeout(Duration)} (its earlier name).
+         *
+         * @param d as for {@link #connectTimeout(Duration)}
+         * @return this builder
+         */
         public Builder connectionTimeout(Duration d) {
             return connectTimeout(d);
         }
 
-        /** The base node: an absolute ZooKeeper path such as {@code /latchkey}, not {@code /}, not under {@code /zookeeper}. */
+        /**
+         * The base node: an absolute ZooKeeper path such as {@code /latchkey}, not {@code /}, not under {@code /zookeeper}.
+         *
+         * @param path an absolute path, not {@code /}, not under {@code /zookeeper}
+         * @return this builder
+         */
         public Builder basePath(String path) {
             if (path == null || path.isEmpty() || path.equals("/") || !path.startsWith("/") || path.endsWith("/")) {
                 throw new IllegalArgumentException("basePath must be an absolute ZooKeeper path below the root without "
@@ -163,6 +219,12 @@ public final class ZooKeeperSettings {
             return this;
         }
 
+        /**
+         * The settings as set.
+         *
+         * @return the settings
+         * @throws IllegalArgumentException if the connect timeout exceeds the session timeout
+         */
         public ZooKeeperSettings build() {
             if (connectionTimeout.compareTo(sessionTimeout) > 0) {
                 throw new IllegalArgumentException("connectTimeout (" + StoreErrors.format(connectionTimeout)

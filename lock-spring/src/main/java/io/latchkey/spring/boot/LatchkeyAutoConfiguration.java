@@ -30,12 +30,25 @@ import org.springframework.integration.support.locks.LockRegistry;
 @EnableConfigurationProperties(LatchkeyProperties.class)
 public class LatchkeyAutoConfiguration {
 
+    /**
+     * The application's client, connected to {@code latchkey.uri} with {@code latchkey.settings}; closed with the context.
+     *
+     * @param properties the {@code latchkey.*} properties
+     * @return the client
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public LockClient latchkeyLockClient(LatchkeyProperties properties) {
         return Latchkey.connect(properties.getUri(), properties.getSettings());
     }
 
+    /**
+     * Spring Integration's {@code LockRegistry} on the client, configured by {@code latchkey.registry.*}.
+     *
+     * @param client the application's client
+     * @param properties the {@code latchkey.*} properties
+     * @return the registry
+     */
     @Bean
     @ConditionalOnMissingBean(LockRegistry.class)
     public LatchkeyLockRegistry latchkeyLockRegistry(LockClient client, LatchkeyProperties properties) {

@@ -17,6 +17,11 @@ public class LatchkeyHealthIndicator extends AbstractHealthIndicator {
 
     private final LockClient client;
 
+    /**
+     * A health indicator that probes the store through {@code client}.
+     *
+     * @param client the application's client
+     */
     public LatchkeyHealthIndicator(LockClient client) {
         super("Latchkey health check failed");
         this.client = client;

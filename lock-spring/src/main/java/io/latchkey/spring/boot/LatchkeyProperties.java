@@ -22,26 +22,56 @@ public class LatchkeyProperties {
 
     private final Metrics metrics = new Metrics();
 
+    /**
+     * The backend URI.
+     *
+     * @return {@code latchkey.uri}
+     */
     public String getUri() {
         return uri;
     }
 
+    /**
+     * Sets the backend URI.
+     *
+     * @param uri {@code latchkey.uri}
+     */
     public void setUri(String uri) {
         this.uri = uri;
     }
 
+    /**
+     * Backend settings besides the URI.
+     *
+     * @return {@code latchkey.settings}
+     */
     public Map<String, String> getSettings() {
         return settings;
     }
 
+    /**
+     * Sets the backend settings.
+     *
+     * @param settings {@code latchkey.settings}
+     */
     public void setSettings(Map<String, String> settings) {
         this.settings = settings;
     }
 
+    /**
+     * The registry's options.
+     *
+     * @return {@code latchkey.registry.*}
+     */
     public Registry getRegistry() {
         return registry;
     }
 
+    /**
+     * The metrics' options.
+     *
+     * @return {@code latchkey.metrics.*}
+     */
     public Metrics getMetrics() {
         return metrics;
     }
@@ -63,26 +93,56 @@ public class LatchkeyProperties {
         /** Renew grants for as long as they are held. */
         private boolean autoRenew;
 
+        /**
+         * The prefix put before every key.
+         *
+         * @return {@code latchkey.registry.prefix}
+         */
         public String getPrefix() {
             return prefix;
         }
 
+        /**
+         * Sets the prefix put before every key.
+         *
+         * @param prefix {@code latchkey.registry.prefix}
+         */
         public void setPrefix(String prefix) {
             this.prefix = prefix;
         }
 
+        /**
+         * How long a grant lasts without renewal.
+         *
+         * @return {@code latchkey.registry.ttl}
+         */
         public Duration getTtl() {
             return ttl;
         }
 
+        /**
+         * Sets how long a grant lasts without renewal.
+         *
+         * @param ttl {@code latchkey.registry.ttl}
+         */
         public void setTtl(Duration ttl) {
             this.ttl = ttl;
         }
 
+        /**
+         * Whether grants are renewed while held.
+         *
+         * @return {@code latchkey.registry.auto-renew}
+         */
         public boolean isAutoRenew() {
             return autoRenew;
         }
 
+        /**
+         * Sets whether grants are renewed while held.
+         *
+         * @param autoRenew {@code latchkey.registry.auto-renew}
+         */
         public void setAutoRenew(boolean autoRenew) {
             this.autoRenew = autoRenew;
         }
@@ -101,18 +161,38 @@ public class LatchkeyProperties {
         /** Tag meters by lock name, for at most this many names (0: no lock tag). */
         private int lockNameTag;
 
+        /**
+         * Whether metrics are recorded.
+         *
+         * @return {@code latchkey.metrics.enabled}
+         */
         public boolean isEnabled() {
             return enabled;
         }
 
+        /**
+         * Sets whether metrics are recorded.
+         *
+         * @param enabled {@code latchkey.metrics.enabled}
+         */
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
         }
 
+        /**
+         * The most lock names tagged (0: no lock tag).
+         *
+         * @return {@code latchkey.metrics.lock-name-tag}
+         */
         public int getLockNameTag() {
             return lockNameTag;
         }
 
+        /**
+         * Sets the most lock names tagged.
+         *
+         * @param lockNameTag {@code latchkey.metrics.lock-name-tag}
+         */
         public void setLockNameTag(int lockNameTag) {
             this.lockNameTag = lockNameTag;
         }

@@ -37,11 +37,13 @@ public final class ConnectProbe {
     /**
      * Runs the probe JVM.
      *
+     *
      * @param level        SLF4J simple logger's level for every logger ({@code warn} is a command-line
      *                     user's, {@code debug} shows everything)
      * @param uri          the backend URI
      * @param lingerMillis how long the JVM stays alive after connecting or failing
      * @param settings     settings as {@code key=value}
+     * @return what the probe saw
      */
     public static Result run(String level, String uri, long lingerMillis, String... settings) {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
@@ -124,7 +126,12 @@ public final class ConnectProbe {
                 .toList();
     }
 
-    /** The probe JVM. Arguments: URI, linger in ms, then settings as {@code key=value}. */
+    /**
+     * The probe JVM. Arguments: URI, linger in ms, then settings as {@code key=value}.
+     *
+     * @param args the URI, the linger in milliseconds, then settings as {@code key=value}
+     * @throws Exception if the probe itself fails
+     */
     public static void main(String[] args) throws Exception {
         Map<String, String> settings = new LinkedHashMap<>();
         for (int i = 2; i < args.length; i++) {

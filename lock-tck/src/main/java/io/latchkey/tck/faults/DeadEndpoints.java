@@ -15,10 +15,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * what a hung server, a stopped process behind a live socket or a misrouted firewall looks like. Each silent
  * port has one daemon acceptor thread; close() closes the listener and every accepted socket.
  */
+/**
+ * Loopback endpoints that are not a store: a closed port, and silent ports that accept connections and never
+ * answer.
+ */
 public final class DeadEndpoints {
     private DeadEndpoints() {}
 
-    /** A loopback port that nothing listens on (bound once to find it, then closed). */
+    /**
+     * A loopback port that nothing listens on (bound once to find it, then closed).
+     *
+     * @return the port
+     */
     public static int closedPort() {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
@@ -27,7 +35,12 @@ public final class DeadEndpoints {
         }
     }
 
-    /** Opens {@code count} silent ports. */
+    /**
+     * Opens {@code count} silent ports.
+     *
+     * @param count how many
+     * @return the ports; close them when done
+     */
     public static SilentPorts silentPorts(int count) {
         return new SilentPorts(count);
     }
@@ -62,17 +75,31 @@ public final class DeadEndpoints {
             }
         }
 
-        /** The i-th port. */
+        /**
+         * The i-th port.
+         *
+         * @param i the index, from 0
+         * @return the port
+         */
         public int port(int i) {
             return listeners.get(i).getLocalPort();
         }
 
-        /** The first port. */
+        /**
+         * The first port.
+         *
+         * @return the port
+         */
         public int port() {
             return port(0);
         }
 
-        /** {@code 127.0.0.1:port} of the i-th port. */
+        /**
+         * {@code 127.0.0.1:port} of the i-th port.
+         *
+         * @param i the index, from 0
+         * @return {@code 127.0.0.1:port}
+         */
         public String hostPort(int i) {
             return "127.0.0.1:" + port(i);
         }

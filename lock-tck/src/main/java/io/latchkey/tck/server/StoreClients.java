@@ -19,7 +19,14 @@ public final class StoreClients implements AutoCloseable {
         this.clients = clients;
     }
 
-    /** {@code count} clients of {@code uri}, served by {@code server}, which this object then closes. */
+    /**
+     * {@code count} clients of {@code uri}, served by {@code server}, which this object then closes.
+     *
+     * @param server the server, closed after the clients
+     * @param uri the store's URI
+     * @param count how many clients
+     * @return the clients
+     */
     public static StoreClients of(AutoCloseable server, String uri, int count) {
         if (count < 1) {
             throw new IllegalArgumentException("count must be at least 1, was " + count);
@@ -36,7 +43,12 @@ public final class StoreClients implements AutoCloseable {
         }
     }
 
-    /** The {@code index}-th client (from 0). */
+    /**
+     * The {@code index}-th client (from 0).
+     *
+     * @param index the client's index, from 0
+     * @return the client
+     */
     public LockClient client(int index) {
         return clients.get(index);
     }
