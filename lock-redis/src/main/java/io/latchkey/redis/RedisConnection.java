@@ -2,15 +2,9 @@ package io.latchkey.redis;
 
 import io.latchkey.spi.BackendUri;
 import io.latchkey.spi.DaemonThreads;
-import io.latchkey.spi.Redaction;
-import io.latchkey.spi.Settings;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -22,6 +16,7 @@ import java.util.function.Function;
 import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import javax.net.ssl.SSLSocketFactory;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import redis.clients.jedis.DefaultJedisClientConfig;
@@ -35,10 +30,9 @@ import redis.clients.jedis.UnifiedJedis;
  * The client side of a Redis backend: its nodes (one, or the N independent nodes of Redlock), their
  * connection pools, the executor Redlock's parallel rounds run on, and what messages call the store.
  *
- * Two ways in: from a URI (the Redis conventions read through BackendUri: a lone user-info is the password,
- * the database is the path, rediss:// is TLS, one host unless redlock://), where this class builds the pools,
- * checks every node within connectTimeout (RedisReachability) and closes them at the end; or on the
- * application's clients (JedisPool or UnifiedJedis), which it never closes.
+ * Two ways in: from a URI (read by RedisTarget), where this class builds the pools, checks every node within
+ * connectTimeout (RedisReachability) and closes them at the end (a Sentinel or Cluster URI gets its one client
+ * from RedisTopologies); or on the application's clients (JedisPool or UnifiedJedis), which it never closes.
  *
  * Concurrency design. Immutable after construction and thread-safe: every call borrows its own pooled
  * connection per node (RedisNode); a round with more than one node runs on the shared executor (NodeRound).
@@ -92,132 +86,8 @@ final class RedisConnection implements AutoCloseable {
         this.errors = new RedisErrors(this); // reads only the final fields above
     }
 
-    /** How the servers of a URI are arranged. */
-    enum Topology {
-        /** {@code redis://}, {@code rediss://}: one server. */
-        SINGLE,
-        /** {@code redlock://}: N independent servers, a quorum of them per grant. */
-        REDLOCK,
-        /** {@code redis-sentinel://}: the master a group of Sentinels names, followed across fail-overs. */
-        SENTINEL,
-        /** {@code redis-cluster://}: a Redis Cluster, each name's keys in one hash slot. */
-        CLUSTER
-    }
-
-    /**
-     * What a URI says, with the Redis conventions on top of BackendUri, and the literal secrets of the URI and
-     * the settings (also a password given as a setting, decoded), which no message may show. For Sentinel, the
-     * master's name (the path's first segment) and the Sentinels' own credentials (settings {@code sentinelUser},
-     * {@code sentinelPassword}), taken out of the settings here so that RedisSettings never holds a secret.
-     */
-    record Target(
-            BackendUri uri,
-            Topology topology,
-            int database,
-            boolean tls,
-            Set<String> secrets,
-            Settings settings,
-            String master,
-            String sentinelUser,
-            String sentinelPassword) {
-        static Target parse(URI uri, Map<String, String> settings) {
-            String given = uri == null || uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            BackendUri b = BackendUri.parse(uri, "Redis", settings, given.equals("redis-sentinel") ? 26379 : 6379);
-            String scheme = b.scheme();
-            Topology topology =
-                    switch (scheme) {
-                        case "redis", "rediss" -> Topology.SINGLE;
-                        case "redlock" -> Topology.REDLOCK;
-                        case "redis-sentinel" -> Topology.SENTINEL;
-                        case "redis-cluster" -> Topology.CLUSTER;
-                        default -> throw new IllegalArgumentException("unsupported scheme in '" + b
-                                + "'; expected redis://, rediss://, redlock://, redis-sentinel:// or redis-cluster://");
-                    };
-            if (topology == Topology.SINGLE && b.hosts().size() != 1) {
-                throw new IllegalArgumentException("a " + scheme + ":// URI names one server, '" + b + "' names "
-                        + b.hosts().size() + "; use redlock://h1:p1,h2:p2,h3:p3 for a Redlock quorum, "
-                        + "redis-sentinel://s1,s2,s3/master or redis-cluster://n1,n2,n3 for those topologies");
-            }
-            Set<String> secrets = new LinkedHashSet<>(Redaction.secretsOf(uri.toString(), settings));
-            b.password().filter(pw -> pw.length() >= 3).ifPresent(secrets::add);
-            Settings rest = b.settings();
-            String master = null;
-            String sentinelUser = null;
-            String sentinelPassword = null;
-            int database;
-            if (topology == Topology.SENTINEL) {
-                String[] path = b.path().split("/", -1);
-                master = path[0];
-                if (master.isBlank() || path.length > 2) {
-                    throw new IllegalArgumentException("'" + b + "' must name the master the Sentinels monitor, "
-                            + "and optionally a database: redis-sentinel://s1:26379,s2:26379,s3:26379/mymaster[/0]");
-                }
-                database = path.length == 2 ? database(b, path[1]) : 0;
-                sentinelUser = rest.text("sentinelUser").orElse(null);
-                sentinelPassword = rest.text("sentinelPassword").orElse(null);
-                rest = rest.without("sentinelUser", "sentinelPassword");
-            } else if (topology == Topology.CLUSTER) {
-                if (!b.path().isEmpty()) {
-                    throw new IllegalArgumentException("'" + b + "' has a path, but a Redis Cluster has only "
-                            + "database 0; write redis-cluster://n1:p1,n2:p2,n3:p3");
-                }
-                database = 0;
-            } else {
-                database = b.path().isEmpty() ? 0 : database(b, b.path());
-            }
-            if (topology != Topology.SENTINEL && (rest.has("sentinelUser") || rest.has("sentinelPassword"))) {
-                throw new IllegalArgumentException(
-                        "sentinelUser and sentinelPassword apply to redis-sentinel:// only, not to '" + b + "'");
-            }
-            return new Target(
-                    b,
-                    topology,
-                    database,
-                    scheme.equals("rediss"),
-                    Set.copyOf(secrets),
-                    rest,
-                    master,
-                    sentinelUser,
-                    sentinelPassword);
-        }
-
-        /**
-         * As {@link BackendUri#target()}, with the database only when it is not 0 (as messages always had it);
-         * a Sentinel target keeps the master's name.
-         */
-        String target() {
-            if (database != 0 || topology == Topology.SENTINEL) {
-                return uri.target();
-            }
-            StringBuilder sb = new StringBuilder(uri.scheme()).append("://");
-            uri.hosts()
-                    .forEach(h -> sb.append(sb.charAt(sb.length() - 1) == '/' ? "" : ",")
-                            .append(h));
-            return sb.toString();
-        }
-
-        /** The redacted URI: a record's own toString would show the Sentinels' password. */
-        @Override
-        public String toString() {
-            return uri.toString();
-        }
-
-        private static int database(BackendUri b, String text) {
-            try {
-                int n = Integer.parseInt(text);
-                if (n >= 0) {
-                    return n;
-                }
-            } catch (NumberFormatException e) {
-                // the message below
-            }
-            throw new IllegalArgumentException(
-                    "the database of '" + b + "' must be a database number such as /0, was '" + text + "'");
-        }
-    }
-
     /** Builds the pools for a URI, and checks every node unless {@code check} is false (unit tests). */
-    static RedisConnection open(Target p, RedisSettings s, boolean check) {
+    static RedisConnection open(RedisTarget p, RedisSettings s, boolean check) {
         BackendUri b = p.uri();
         boolean redlock = b.scheme().equals("redlock");
         if (redlock && b.hosts().size() < 3) {
@@ -239,7 +109,7 @@ final class RedisConnection implements AutoCloseable {
                         s.tlsCert().orElse(null),
                         s.tlsKey().orElse(null))
                 : null;
-        String description = tls && p.topology() != Topology.SINGLE ? b + " (TLS)" : b.toString();
+        String description = tls && p.topology() != RedisTarget.Topology.SINGLE ? b + " (TLS)" : b.toString();
         Duration timeout = s.timeoutOr(redlock ? RedisSettings.REDLOCK_TIMEOUT : RedisSettings.SINGLE_NODE_TIMEOUT);
         Duration connectTimeout = s.connectTimeoutOrDefault();
         IntFunction<DefaultJedisClientConfig> config = socketTimeoutMillis -> {
@@ -264,7 +134,7 @@ final class RedisConnection implements AutoCloseable {
             cc.blockingSocketTimeoutMillis(socketTimeoutMillis + RedisNode.WAIT_SLICE_MILLIS);
             return cc.build();
         };
-        if (p.topology() == Topology.SENTINEL || p.topology() == Topology.CLUSTER) {
+        if (p.topology() == RedisTarget.Topology.SENTINEL || p.topology() == RedisTarget.Topology.CLUSTER) {
             int timeoutMillis = Math.toIntExact(timeout.toMillis());
             RedisNode node = RedisTopologies.open(
                     p, s, config.apply(timeoutMillis), tlsFactory, timeout, connectTimeout, tls, description);
@@ -278,12 +148,7 @@ final class RedisConnection implements AutoCloseable {
         List<RedisNode> nodes = new ArrayList<>();
         try {
             for (BackendUri.HostPort hp : b.hosts()) {
-                JedisPoolConfig pc = new JedisPoolConfig();
-                pc.setMaxTotal(s.poolSize());
-                pc.setMaxIdle(s.poolSize());
-                pc.setMinIdle(0);
-                pc.setMaxWait(timeout);
-                pc.setJmxEnabled(false);
+                JedisPoolConfig pc = poolConfig(new JedisPoolConfig(), s, timeout);
                 JedisPool pool = new JedisPool(
                         pc, new HostAndPort(hp.host(), hp.port()), config.apply(Math.toIntExact(timeout.toMillis())));
                 nodes.add(RedisNode.ofPool(hp.toString(), pool, true, Math.toIntExact(timeout.toMillis())));
@@ -307,6 +172,19 @@ final class RedisConnection implements AutoCloseable {
             throw e;
         }
         return connection;
+    }
+
+    /**
+     * The one pool shape of the connections the backend builds: at most {@code poolSize} connections, kept once
+     * opened and none opened ahead, a borrow that waits at most the request timeout, no JMX.
+     */
+    static <T extends GenericObjectPoolConfig<?>> T poolConfig(T pc, RedisSettings s, Duration timeout) {
+        pc.setMaxTotal(s.poolSize());
+        pc.setMaxIdle(s.poolSize());
+        pc.setMinIdle(0);
+        pc.setMaxWait(timeout);
+        pc.setJmxEnabled(false);
+        return pc;
     }
 
     /** On the application's clients (each a JedisPool or a UnifiedJedis), which are never closed here. */

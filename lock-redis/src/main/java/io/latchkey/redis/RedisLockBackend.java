@@ -137,7 +137,7 @@ public final class RedisLockBackend implements LockBackend {
 
     /** {@link #connect(URI, Map)}; {@code check = false} skips the check of the nodes (unit tests without a server). */
     static RedisLockBackend connect(URI uri, Map<String, String> settings, boolean check) {
-        RedisConnection.Target target = RedisConnection.Target.parse(uri, settings);
+        RedisTarget target = RedisTarget.parse(uri, settings);
         RedisSettings s = RedisSettings.fromSettings(target.settings());
         return new RedisLockBackend(RedisConnection.open(target, s, check), s);
     }

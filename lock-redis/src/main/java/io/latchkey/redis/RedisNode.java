@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
@@ -235,55 +236,47 @@ final class RedisNode implements AutoCloseable {
 
     /** Every key matching {@code pattern} (SCAN, so the server is never blocked). */
     List<byte[]> scan(String pattern) {
-        List<byte[]> keys = new ArrayList<>();
         ScanParams params =
                 new ScanParams().match(pattern.getBytes(StandardCharsets.UTF_8)).count(1000);
-        byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
+        List<byte[]> keys = new ArrayList<>();
         if (unified instanceof RedisClusterClient cluster) {
-            return scanCluster(cluster, params);
-        }
-        if (unified != null) {
-            do {
-                ScanResult<byte[]> page = unified.scan(cursor, params);
-                keys.addAll(page.getResult());
-                cursor = page.getCursorAsBytes();
-            } while (!"0".equals(new String(cursor, StandardCharsets.US_ASCII)));
-            return keys;
-        }
-        try (Jedis jedis = borrow.get()) {
-            do {
-                ScanResult<byte[]> page = jedis.scan(cursor, params);
-                keys.addAll(page.getResult());
-                cursor = page.getCursorAsBytes();
-            } while (!"0".equals(new String(cursor, StandardCharsets.US_ASCII)));
+            scanMasters(cluster, params, keys);
+        } else if (unified != null) {
+            scanAll(cursor -> unified.scan(cursor, params), keys);
+        } else {
+            try (Jedis jedis = borrow.get()) {
+                scanAll(cursor -> jedis.scan(cursor, params), keys);
+            }
         }
         return keys;
+    }
+
+    /** Every page of one server's SCAN, from the first cursor until the server answers cursor 0. */
+    private static void scanAll(Function<byte[], ScanResult<byte[]>> page, List<byte[]> into) {
+        byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
+        do {
+            ScanResult<byte[]> result = page.apply(cursor);
+            into.addAll(result.getResult());
+            cursor = result.getCursorAsBytes();
+        } while (!"0".equals(new String(cursor, StandardCharsets.US_ASCII)));
     }
 
     /**
      * SCAN on every master of a cluster (a key lives on the master of its slot; the cluster client's own SCAN
      * needs a pattern inside one hash tag). A node that cannot be asked fails the listing, as on one server.
      */
-    private static List<byte[]> scanCluster(RedisClusterClient cluster, ScanParams params) {
-        List<byte[]> keys = new ArrayList<>();
+    private static void scanMasters(RedisClusterClient cluster, ScanParams params, List<byte[]> into) {
         for (ConnectionPool pool : cluster.getClusterNodes().values()) {
             try (Jedis jedis = new Jedis(pool.getResource())) {
                 Object role = jedis.role().get(0);
                 String r = role instanceof byte[] bytes
                         ? new String(bytes, StandardCharsets.US_ASCII)
                         : String.valueOf(role);
-                if (!r.equals("master")) {
-                    continue; // its master is scanned too
+                if (r.equals("master")) { // a replica's master is scanned too
+                    scanAll(cursor -> jedis.scan(cursor, params), into);
                 }
-                byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
-                do {
-                    ScanResult<byte[]> page = jedis.scan(cursor, params);
-                    keys.addAll(page.getResult());
-                    cursor = page.getCursorAsBytes();
-                } while (!"0".equals(new String(cursor, StandardCharsets.US_ASCII)));
             }
         }
-        return keys;
     }
 
     static boolean isTimeout(Throwable e) {

@@ -42,7 +42,7 @@ final class RedisTopologies {
 
     /** The client of a Sentinel or Cluster URI, as the backend's one node; a failure to build it is one line. */
     static RedisNode open(
-            RedisConnection.Target p,
+            RedisTarget p,
             RedisSettings s,
             DefaultJedisClientConfig dataConfig,
             SSLSocketFactory tlsFactory,
@@ -50,12 +50,7 @@ final class RedisTopologies {
             Duration connectTimeout,
             boolean tls,
             String description) {
-        ConnectionPoolConfig pool = new ConnectionPoolConfig();
-        pool.setMaxTotal(s.poolSize());
-        pool.setMaxIdle(s.poolSize());
-        pool.setMinIdle(0);
-        pool.setMaxWait(timeout);
-        pool.setJmxEnabled(false);
+        ConnectionPoolConfig pool = RedisConnection.poolConfig(new ConnectionPoolConfig(), s, timeout);
         Set<HostAndPort> hosts = new LinkedHashSet<>();
         for (BackendUri.HostPort hp : p.uri().hosts()) {
             hosts.add(new HostAndPort(hp.host(), hp.port()));
@@ -80,13 +75,13 @@ final class RedisTopologies {
                 default -> throw new IllegalStateException("not a replicated topology: " + p.topology());
             };
         } catch (RuntimeException e) {
-            if (p.topology() == RedisConnection.Topology.SENTINEL) {
+            if (p.topology() == RedisTarget.Topology.SENTINEL) {
                 // Jedis reports any Sentinel failure as "All sentinels down"; ask one why (a refused password?)
                 throwIfSentinelRefused(p, hosts, sentinelConfig(p, tls, tlsFactory, timeout, connectTimeout), e);
             }
             throw unavailable(p, connectTimeout, tls, e);
         }
-        Runnable closer = p.topology() == RedisConnection.Topology.SENTINEL ? () -> closeSentinel(client) : client::close;
+        Runnable closer = p.topology() == RedisTarget.Topology.SENTINEL ? () -> closeSentinel(client) : client::close;
         return RedisNode.ofOwnedClient(description, client, closer, Math.toIntExact(timeout.toMillis()));
     }
 
@@ -123,7 +118,7 @@ final class RedisTopologies {
 
     /** The Sentinels' own connections: their credentials (settings), no database, the data nodes' TLS. */
     private static DefaultJedisClientConfig sentinelConfig(
-            RedisConnection.Target p, boolean tls, SSLSocketFactory tlsFactory, Duration timeout, Duration connect) {
+            RedisTarget p, boolean tls, SSLSocketFactory tlsFactory, Duration timeout, Duration connect) {
         DefaultJedisClientConfig.Builder cc = DefaultJedisClientConfig.builder()
                 .autoNegotiateProtocol(false)
                 .connectionTimeoutMillis(Math.toIntExact(connect.toMillis()))
@@ -143,7 +138,7 @@ final class RedisTopologies {
 
     /** Throws "authentication failed" when a Sentinel refuses the Sentinel credentials; else returns. */
     private static void throwIfSentinelRefused(
-            RedisConnection.Target p, Set<HostAndPort> sentinels, DefaultJedisClientConfig config, RuntimeException e) {
+            RedisTarget p, Set<HostAndPort> sentinels, DefaultJedisClientConfig config, RuntimeException e) {
         for (HostAndPort sentinel : sentinels) {
             try (Jedis probe = new Jedis(sentinel, config)) {
                 probe.ping();
@@ -163,7 +158,7 @@ final class RedisTopologies {
     }
 
     private static BackendUnavailableException unavailable(
-            RedisConnection.Target p, Duration connectTimeout, boolean tls, RuntimeException e) {
+            RedisTarget p, Duration connectTimeout, boolean tls, RuntimeException e) {
         return unavailable(p.target(), p.secrets(), connectTimeout, tls, e);
     }
 

@@ -13,13 +13,13 @@ import org.junit.jupiter.api.Test;
 /** URI and settings parsing; every rejection says what is allowed and never shows a password. */
 class RedisUrisAndSettingsTest {
 
-    private static RedisConnection.Target parse(String uri, Map<String, String> settings) {
-        return RedisConnection.Target.parse(URI.create(uri), settings);
+    private static RedisTarget parse(String uri, Map<String, String> settings) {
+        return RedisTarget.parse(URI.create(uri), settings);
     }
 
     @Test
     void singleNodeUriWithUserPasswordAndDatabase() {
-        RedisConnection.Target p = parse("redis://app:s%40cret@cache-1:6390/3", Map.of());
+        RedisTarget p = parse("redis://app:s%40cret@cache-1:6390/3", Map.of());
         assertThat(p.uri().hosts()).containsExactly(new BackendUri.HostPort("cache-1", 6390));
         assertThat(p.uri().user()).contains("app");
         assertThat(p.uri().password()).contains("s@cret");
@@ -34,7 +34,7 @@ class RedisUrisAndSettingsTest {
 
     @Test
     void passwordOnlyUserInfoAndTlsAndDefaultPort() {
-        RedisConnection.Target p = parse("rediss://:pw@host", Map.of());
+        RedisTarget p = parse("rediss://:pw@host", Map.of());
         assertThat(p.uri().user()).isEmpty();
         assertThat(p.uri().password()).contains("pw");
         assertThat(p.tls()).isTrue();
@@ -45,10 +45,10 @@ class RedisUrisAndSettingsTest {
 
     @Test
     void sentinelUriNamesTheMasterTheDatabaseAndTheSentinelsCredentials() {
-        RedisConnection.Target p = parse(
+        RedisTarget p = parse(
                 "redis-sentinel://:masterPw@s1,s2:26380,s3/mymaster/2?sentinelPassword=sentPw&timeout=1s",
                 Map.of("sentinelUser", "watcher"));
-        assertThat(p.topology()).isEqualTo(RedisConnection.Topology.SENTINEL);
+        assertThat(p.topology()).isEqualTo(RedisTarget.Topology.SENTINEL);
         assertThat(p.uri().hosts())
                 .containsExactly(
                         new BackendUri.HostPort("s1", 26379),
@@ -69,8 +69,8 @@ class RedisUrisAndSettingsTest {
 
     @Test
     void clusterUriNamesSeedNodes() {
-        RedisConnection.Target p = parse("redis-cluster://u:pw1@n1:7000,n2:7001", Map.of());
-        assertThat(p.topology()).isEqualTo(RedisConnection.Topology.CLUSTER);
+        RedisTarget p = parse("redis-cluster://u:pw1@n1:7000,n2:7001", Map.of());
+        assertThat(p.topology()).isEqualTo(RedisTarget.Topology.CLUSTER);
         assertThat(p.uri().hosts())
                 .containsExactly(new BackendUri.HostPort("n1", 7000), new BackendUri.HostPort("n2", 7001));
         assertThat(p.database()).isZero();
@@ -108,7 +108,7 @@ class RedisUrisAndSettingsTest {
 
     @Test
     void redlockUriWithSeveralHostsAndQuerySettings() {
-        RedisConnection.Target p = parse(
+        RedisTarget p = parse(
                 "redlock://u:pw@h1:7001,h2:7002,10.0.0.3:7003/0?timeout=50ms&keyPrefix=app:", Map.of("poolSize", "4"));
         assertThat(p.uri().hosts())
                 .containsExactly(
@@ -191,14 +191,14 @@ class RedisUrisAndSettingsTest {
 
     @Test
     void credentialsMayComeAsSettingsButNotTwiceAndNeverReachTheSettings() {
-        RedisConnection.Target p = parse("redis://h:1?user=app&password=s%40cret&timeout=1s", Map.of());
+        RedisTarget p = parse("redis://h:1?user=app&password=s%40cret&timeout=1s", Map.of());
         assertThat(p.uri().user()).contains("app");
         assertThat(p.uri().password()).contains("s@cret");
         assertThat(p.uri().settings().keys()).containsOnly("timeout");
         assertThat(p.uri().toString()).doesNotContain("s%40cret").doesNotContain("s@cret");
         assertThat(p.target()).isEqualTo("redis://h:1");
         assertThat(p.secrets()).contains("s@cret");
-        RedisConnection.Target m = parse("redlock://h1:1,h2:2,h3:3/2", Map.of("password", "pw-from-map"));
+        RedisTarget m = parse("redlock://h1:1,h2:2,h3:3/2", Map.of("password", "pw-from-map"));
         assertThat(m.uri().password()).contains("pw-from-map");
         assertThat(m.uri().user()).isEmpty();
         assertThat(m.target()).isEqualTo("redlock://h1:1,h2:2,h3:3/2");
