@@ -78,8 +78,9 @@ final class AcquireLoop {
                 long startNanos = c.time.nanoTime();
                 AcquireResult result;
                 attempts++;
+                boolean storeWait = waitNanos > 0 && remaining > 0;
                 try {
-                    result = waitNanos > 0 && remaining > 0
+                    result = storeWait
                             ? c.backend.acquire(request, Duration.ofNanos(remaining))
                             : c.backend.tryAcquire(request);
                     lastError = null;
@@ -87,8 +88,11 @@ final class AcquireLoop {
                     result = null;
                     lastError = e;
                 }
-                if (result instanceof Grant g) {
-                    checkGrant(c, request, g);
+                if (result instanceof Grant reported) {
+                    checkGrant(c, request, reported);
+                    // a store wait granted at an instant only the backend saw: the core's bound counts from the reply
+                    Grant g = ValidityClamp.clamp(
+                            reported, storeWait ? c.time.nanoTime() : startNanos, request.lease());
                     granted = true; // from here the grant's HeldLock owns the gate
                     return hold(c, g, o, gate, key, startNanos, reentrant, System.nanoTime() - begin);
                 }

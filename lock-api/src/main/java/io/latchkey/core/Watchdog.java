@@ -114,7 +114,7 @@ final class Watchdog {
             client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
             throw e;
         }
-        return applyRenewal(result, start, false, isCut(capped, lease));
+        return applyRenewal(result, start, capped, false, isCut(capped, lease));
     }
 
     /** Runs on a worker: one background renewal; whatever it throws ends the grant at once (see the note on top). */
@@ -161,10 +161,11 @@ final class Watchdog {
             client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
             return;
         }
-        applyRenewal(result, start, true, isCut(lease, options.lease()));
+        applyRenewal(result, start, lease, true, isCut(lease, options.lease()));
     }
 
-    private boolean applyRenewal(RenewResult result, long start, boolean background, boolean cappedByMaxHold) {
+    private boolean applyRenewal(
+            RenewResult result, long start, Duration lease, boolean background, boolean cappedByMaxHold) {
         if (!result.held()) {
             if (background) {
                 held.stateLock.lock();
@@ -190,7 +191,7 @@ final class Watchdog {
             active = held.isActive();
             if (active) {
                 long current = validUntilNanos;
-                long renewed = result.validUntilNanos();
+                long renewed = ValidityClamp.clamp(result.validUntilNanos(), start, lease);
                 if (current != Long.MAX_VALUE && (renewed == Long.MAX_VALUE || renewed - current > 0)) {
                     validUntilNanos = renewed;
                 }
@@ -228,12 +229,15 @@ final class Watchdog {
 
     /**
      * When to renew next: after the renew interval, or after a third of the validity the store actually
-     * granted if that is shorter (a backend may grant less than the lease, e.g. capped by a session timeout).
+     * granted if that is shorter (a backend may grant less than the lease, e.g. capped by a session timeout). The
+     * validity granted is counted with the core's drift allowance added back (ValidityClamp takes it off every
+     * grant), so that a full lease renews on the configured interval, not 1 % sooner.
      */
     private long nextRenewal(long from, long validUntil) {
         long interval = options.renewInterval().toNanos();
         if (validUntil != Long.MAX_VALUE) {
-            interval = Math.min(interval, Math.max(TimeUnit.MILLISECONDS.toNanos(1), (validUntil - from) / 3));
+            long granted = validUntil - from + ValidityClamp.driftNanos(options.lease().toNanos());
+            interval = Math.min(interval, Math.max(TimeUnit.MILLISECONDS.toNanos(1), granted / 3));
         }
         return Deadlines.saturatedAdd(from, interval);
     }
