@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.Capability;
+import io.latchkey.Fairness;
 import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
 import io.latchkey.LockInfo;
@@ -72,7 +73,8 @@ public interface CapabilityRules extends TckRules {
     }
 
     /**
-     * Rule NATIVE_WAIT: a release wakes a waiter whose poll interval is far longer than the wake-up bound.
+     * Rule NATIVE_WAIT: a release wakes a waiter whose poll interval is far longer than the wake-up bound, whatever
+     * fairness it asked for.
      *
      * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
      */
@@ -82,34 +84,64 @@ public interface CapabilityRules extends TckRules {
     default void nativeWait_releaseWakesWaiterWithoutPolling() throws Exception {
         requireCapability(Capability.NATIVE_WAIT);
         LockClient a = tck().newClient();
-        LockClient b = tck().newClient();
         String name = tck().name("notify");
         LockHandle h = Tck.mustAcquire(
                 a.lock(name, LockOptions.builder().lease(Duration.ofSeconds(60)).build()));
-        CompletableFuture<LockHandle> got = new CompletableFuture<>();
+        // first a waiter that asked for no fairness, then one that asked for the default: each must be woken
+        LockHandle first = awaitWokenBy(h::release, "the holder's release", name, Fairness.NONE);
+        awaitWokenBy(first::release, "the holder's release", name, Fairness.PREFERRED)
+                .close();
+    }
+
+    /**
+     * Rule NATIVE_WAIT: a forced release wakes a waiter whose poll interval is far longer than the wake-up bound.
+     *
+     * @throws Exception if the backend or a helper thread fails unexpectedly: the rule fails with it
+     */
+    @Test
+    @Tag("capabilities")
+    @DisplayName("NATIVE_WAIT: a forced release wakes a waiter as a release does")
+    default void nativeWait_forcedReleaseWakesAWaiter() throws Exception {
+        requireCapability(Capability.NATIVE_WAIT);
+        LockClient a = tck().newClient();
+        LockClient admin = tck().newClient();
+        String name = tck().name("notify-forced");
+        Tck.mustAcquire(a.lock(name, LockOptions.builder().lease(Duration.ofSeconds(60)).build()));
+        awaitWokenBy(() -> Tck.forceRelease(admin, name), "a forced release", name, Fairness.PREFERRED)
+                .close();
+    }
+
+    /**
+     * Starts a waiter for {@code name} on a new client that polls only every 60 s, ends the current grant with
+     * {@code end} once the waiter waits, and returns the waiter's handle; fails if the waiter was not granted within
+     * the wake-up bound (waiting at most 500 ms more before failing).
+     */
+    private LockHandle awaitWokenBy(Runnable end, String what, String name, Fairness fairness) throws Exception {
+        LockClient b = tck().newClient();
+        Duration wakeUp = tck().settings().wakeUp();
         LockOptions slowPolling = LockOptions.builder()
                 .retry(RetryStrategy.fixed(Duration.ofSeconds(60)))
+                .fairness(fairness)
                 .build();
-        Thread waiter = new Thread(
-                () -> {
-                    try {
-                        got.complete(b.lock(name, slowPolling).acquire(Duration.ofSeconds(90)));
-                    } catch (Throwable e) {
-                        got.completeExceptionally(e);
-                    }
-                },
-                "tck-notified-waiter");
-        waiter.start();
-        Tck.awaitParked(waiter, Duration.ofSeconds(10));
-        long released = System.nanoTime();
-        h.release();
-        LockHandle mine = got.get(75, TimeUnit.SECONDS);
-        long took = System.nanoTime() - released;
-        mine.close();
+        CompletableFuture<LockHandle> got = b.lock(name, slowPolling).acquireAsync(Duration.ofSeconds(90));
+        tck().awaitAskedTheStore(b);
+        long ended = System.nanoTime();
+        end.run();
+        LockHandle mine;
+        try {
+            mine = got.get(wakeUp.plusMillis(500).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            got.cancel(true);
+            throw new AssertionError("a waiter (fairness " + fairness + ", poll interval 60 s) was not woken within "
+                    + wakeUp.plusMillis(500).toMillis() + " ms of " + what + ": LockBackend.awaitChange (or the wait"
+                    + " in LockBackend.acquire) did not return on the store's notification");
+        }
+        long took = System.nanoTime() - ended;
         assertTrue(
-                took <= tck().settings().wakeUp().toNanos(),
-                () -> "the waiter was woken " + Tck.millis(took)
-                        + " ms after the release: the store's notification did not reach it (poll interval 60 s)");
+                took <= wakeUp.toNanos(),
+                () -> "a waiter (fairness " + fairness + ") was woken " + Tck.millis(took) + " ms after " + what
+                        + "; the wake-up bound is " + wakeUp.toMillis() + " ms (poll interval 60 s)");
+        return mine;
     }
 
     /**

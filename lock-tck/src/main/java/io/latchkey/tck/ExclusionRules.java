@@ -115,9 +115,13 @@ public interface ExclusionRules extends TckRules {
     default void exclusion_differentNamesAreIndependent() {
         LockClient a = tck().newClient();
         LockClient b = tck().newClient();
+        LockClient c = tck().newClient();
         try (LockHandle x = Tck.mustAcquire(a.lock(tck().name("x")));
                 LockHandle y = Tck.mustAcquire(b.lock(tck().name("y")))) {
             assertTrue(x.isValid() && y.isValid());
+            // each is held in the store, not merely granted: a third client can take neither
+            Tck.mustBeBusy(c.lock(x.name()), "another client held it beside a held lock of another name");
+            Tck.mustBeBusy(c.lock(y.name()), "another client held it beside a held lock of another name");
         }
     }
 }

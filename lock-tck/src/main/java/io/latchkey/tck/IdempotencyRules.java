@@ -44,4 +44,37 @@ public interface IdempotencyRules extends TckRules {
                 other.tryAcquire(
                         new AcquireRequest(name, "tck-owner-other", Duration.ofSeconds(30), Fairness.PREFERRED)));
     }
+
+    /**
+     * Rule §4.7 idempotency: a retry through the wait inside the store (LockBackend.acquire) recognises the owner's
+     * grant as tryAcquire does.
+     *
+     * @throws InterruptedException if the test thread is interrupted
+     */
+    @Test
+    @Tag("idempotency")
+    @DisplayName("§4.7 idempotency: a retry through the store's wait (acquire) recognises its grant as tryAcquire does")
+    default void idempotency_retryThroughTheStoreWaitRecognisesItsGrant() throws InterruptedException {
+        LockBackend first = tck().newBackend();
+        LockBackend retry = tck().newBackend();
+        String name = tck().name("retry-wait");
+        Duration wait = tck().settings().wakeUp();
+        AcquireRequest request = new AcquireRequest(name, "tck-owner-wait", Duration.ofSeconds(30), Fairness.PREFERRED);
+        AcquireResult r1 = first.acquire(request, wait);
+        assertInstanceOf(Grant.class, r1, "LockBackend.acquire on a free lock did not grant it");
+        long start = System.nanoTime();
+        AcquireResult r2 = retry.acquire(request, wait);
+        long took = System.nanoTime() - start;
+        assertInstanceOf(
+                Grant.class,
+                r2,
+                () -> "LockBackend.acquire (the wait inside the store) answered a retry with the same owner id " + r2
+                        + " after " + Tck.millis(took) + " ms: it must recognise the owner's grant, as tryAcquire"
+                        + " does, or a lost reply leaks the grant");
+        assertEquals(
+                ((Grant) r1).fencingToken(),
+                ((Grant) r2).fencingToken(),
+                "LockBackend.acquire made a second grant for a retry with the same owner id");
+        assertTrue(retry.release((Grant) r2), "the retried grant could not be released");
+    }
 }

@@ -7,7 +7,9 @@ import io.latchkey.Capability;
 import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
 import io.latchkey.LockInfo;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -52,6 +54,9 @@ public interface InspectionRules extends TckRules {
                 LockHandle y = Tck.mustAcquire(a.lock(tck().name("h2")))) {
             Set<String> held = a.held().stream().map(LockHandle::name).collect(Collectors.toSet());
             assertEquals(Set.of(x.name(), y.name()), held);
+            LockClient b = tck().newClient();
+            Tck.mustBeBusy(b.lock(x.name()), "a client listed it as held");
+            Tck.mustBeBusy(b.lock(y.name()), "a client listed it as held");
         }
         assertTrue(a.held().isEmpty());
     }
@@ -82,5 +87,71 @@ public interface InspectionRules extends TckRules {
             assertTrue(z.isValid() && y.isValid());
         }
         assertTrue(b.list(p).isEmpty(), "released locks are still listed");
+    }
+
+    /** Rule inspect: a crashed holder's grant is no longer shown by inspect or list once its lease or session ended. */
+    @Test
+    @Tag("inspection")
+    @DisplayName("inspect: a crashed holder's grant is shown by neither inspect nor list after lease (or session) + slack")
+    default void inspect_crashedHoldersGrantIsNoLongerShown() {
+        LockClient holder = tck().newClient();
+        LockClient observer = tck().newClient();
+        String prefix = tck().name("gone/");
+        String name = prefix + "x";
+        boolean listing = tck().capabilities().contains(Capability.LISTING);
+        LockHandle h = Tck.mustAcquire(holder.lock(name, Tck.renewing(tck())));
+        assertTrue(observer.inspect(name).isPresent(), "LockBackend.inspect does not show a held lock");
+        tck().crash(holder);
+        Duration bound = tck().settings().shortLease().plus(tck().settings().slack());
+        try {
+            Tck.await(bound).until(() -> observer.inspect(name).isEmpty());
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("LockBackend.inspect still shows the crashed holder's grant of '" + name
+                    + "' (token " + h.fencingToken() + ") " + bound.toMillis()
+                    + " ms after the crash (lease or session + slack): an ended grant must not be shown");
+        }
+        if (listing) {
+            List<LockInfo> listed = observer.list(prefix);
+            assertTrue(
+                    listed.isEmpty(),
+                    () -> "LockBackend.list still shows the crashed holder's ended grant (inspect no longer does): "
+                            + listed);
+        }
+    }
+
+    /** Rule LISTING: list(prefix) takes the prefix literally: no character of it is a wildcard. */
+    @Test
+    @Tag("inspection")
+    @DisplayName("LISTING: list(prefix) takes the prefix literally (_ % * ? [ ] . \\ are characters, not wildcards)")
+    default void listing_prefixIsLiteralNotAPattern() {
+        Assumptions.assumeTrue(tck().capabilities().contains(Capability.LISTING), "backend does not claim LISTING");
+        LockClient a = tck().newClient();
+        String base = tck().name("literal/");
+        List<String> specials = List.of("_", "%", "*", "?", "[Q]", ".", "\\");
+        List<String> names = new ArrayList<>();
+        for (String special : specials) {
+            names.add(base + special + "in");
+        }
+        names.add(base + "Qdecoy"); // what _ % * ? [Q] . match as patterns
+        List<LockHandle> held = new ArrayList<>();
+        try {
+            for (String n : names) {
+                held.add(Tck.mustAcquire(a.lock(n)));
+            }
+            for (String special : specials) {
+                String prefix = base + special;
+                Set<String> expected =
+                        names.stream().filter(n -> n.startsWith(prefix)).collect(Collectors.toSet());
+                Set<String> listed = a.list(prefix).stream().map(LockInfo::name).collect(Collectors.toSet());
+                assertEquals(
+                        expected,
+                        listed,
+                        () -> "LockBackend.list(\"" + prefix + "\") treated the prefix as a pattern: a prefix is"
+                                + " literal, with every character (" + special + " here) escaped for the store's"
+                                + " LIKE, glob or range");
+            }
+        } finally {
+            held.forEach(LockHandle::close);
+        }
     }
 }

@@ -1,5 +1,12 @@
 package io.latchkey.tck;
 
+import static io.latchkey.tck.SpiCalls.endGrantByStore;
+import static io.latchkey.tck.SpiCalls.granted;
+import static io.latchkey.tck.SpiCalls.request;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,7 +15,15 @@ import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
 import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
+import io.latchkey.Capability;
+import io.latchkey.Latchkey;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.LockBackend;
+import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.TimeSource;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.DisplayName;
@@ -28,6 +43,7 @@ public interface LeaseRules extends TckRules {
         String name = tck().name("orphan");
         Duration lease = tck().settings().shortLease();
         LockHandle h = Tck.mustAcquire(holder.lock(name, Tck.renewing(tck())));
+        Tck.mustBeBusy(waiter.lock(name), "the holder had not crashed yet");
         long crashedAt = System.nanoTime();
         tck().crash(holder);
         Duration bound = lease.plus(tck().settings().slack());
@@ -97,6 +113,7 @@ public interface LeaseRules extends TckRules {
         Duration maxHold = lease.multipliedBy(2);
         LockHandle h = Tck.mustAcquire(
                 a.lock(name, Tck.renewing(tck()).toBuilder().maxHold(maxHold).build()));
+        Tck.mustBeBusy(b.lock(name), "the hold had not reached its max hold yet");
         LockLoss loss =
                 Tck.awaitLoss(h, maxHold.plus(tck().settings().slack()), "its max hold of " + maxHold + " ran out");
         assertEquals(LockLoss.Reason.EXPIRED, loss.reason(), () -> "loss was " + loss);
@@ -114,6 +131,7 @@ public interface LeaseRules extends TckRules {
         Instant before = Instant.now();
         try (LockHandle h = Tck.mustAcquire(a.lock(
                 tck().name("validity"), LockOptions.builder().lease(lease).build()))) {
+            Tck.mustBeBusy(tck().newClient().lock(h.name()), "a validity was reported for it");
             Instant after = Instant.now();
             assertTrue(
                     h.remaining().compareTo(lease) <= 0,
@@ -123,6 +141,137 @@ public interface LeaseRules extends TckRules {
                     () -> "validUntil " + h.validUntil() + " is later than the lease allows (" + after.plus(lease)
                             + ")");
             assertTrue(h.validUntil().isAfter(before), "validUntil is in the past for a fresh grant");
+        }
+    }
+
+    /**
+     * Rule §4.3 lease: a grant excludes every other client for its whole validity (the store keeps it at least that
+     * long: no lease rounded down to the store's granularity).
+     */
+    @Test
+    @Tag("lease")
+    @DisplayName("§4.3 lease: a grant excludes every other client for its whole validity, however the lease is rounded")
+    default void lease_grantExcludesOthersForItsWholeValidity() {
+        LockClient a = tck().newClient();
+        LockClient b = tck().newClient();
+        String name = tck().name("whole-validity");
+        // not a whole number of seconds: a store that rounds leases down frees the lock before the holder expects
+        Duration lease = tck().settings().shortLease().plusMillis(600);
+        LockHandle h = Tck.mustAcquire(
+                a.lock(name, LockOptions.builder().lease(lease).autoRenew(false).build()));
+        AtomicReference<String> overlap = new AtomicReference<>();
+        Tck.await(lease.plus(tck().settings().slack())).until(() -> {
+            Optional<LockHandle> other = b.lock(name).tryAcquire();
+            Duration left = h.remaining();
+            boolean stillValid = h.isValid();
+            other.ifPresent(LockHandle::close);
+            if (other.isPresent() && stillValid) {
+                overlap.set("another client was granted '" + name + "' while the holder's grant (lease "
+                        + lease.toMillis() + " ms, token " + h.fencingToken() + ") was valid for " + left.toMillis()
+                        + " ms more: the store ended the grant before the validity LockBackend.tryAcquire reported"
+                        + " (a lease rounded down to the store's granularity?)");
+            }
+            return overlap.get() != null || !stillValid;
+        });
+        assertNull(overlap.get(), overlap::get);
+    }
+
+    /** Rule §4.3 lease: renew does not revive a grant that the store already ended, even if no one took the lock. */
+    @Test
+    @Tag("lease")
+    @DisplayName("§4.3 lease: renew() does not revive a grant the store ended, even when no one took the lock since")
+    default void lease_renewDoesNotReviveAnEndedGrant() {
+        LockBackend a = tck().newBackend();
+        LockBackend b = tck().newBackend();
+        String name = tck().name("revive");
+        Duration lease = tck().settings().shortLease();
+        Grant g = granted(a.tryAcquire(request(name, "owner-a", lease)), name, "LockBackend.tryAcquire");
+        endGrantByStore(tck(), a, name);
+        SpiCalls.awaitEnded(tck(), name, g, lease);
+        RenewResult r = a.renew(g, Duration.ofSeconds(30));
+        assertFalse(
+                r.held(),
+                () -> "LockBackend.renew revived the grant of '" + name + "' (token " + g.fencingToken()
+                        + ") after the store had ended it: renew must act only on a grant the store still holds");
+        AcquireResult other = b.tryAcquire(request(name, "owner-b", lease));
+        assertInstanceOf(
+                Grant.class,
+                other,
+                () -> "LockBackend.tryAcquire: '" + name + "' stayed busy after its grant ended and a renew was refused");
+        b.release((Grant) other);
+    }
+
+    /**
+     * Rule §4.3 lease: the validity a backend reports counts from before the request was sent, never from the reply.
+     */
+    @Test
+    @Tag("lease")
+    @DisplayName("§4.3 lease: a reported validity counts from before the request, never from the reply's arrival")
+    default void lease_reportedValidityCountsFromTheRequestStart() {
+        LockBackend a = tck().newBackend();
+        TimeSource time = a.timeSource();
+        String name = tck().name("from-request");
+        Duration lease = Duration.ofSeconds(30);
+        // The backend takes its start just before sending, after the rule's own start: its validity lies in
+        // [call start, call return] + lease. From the request it is near the start, from the reply near the
+        // return: the midpoint tells them apart. A pause before the backend's start (GC) moves it past the midpoint
+        // once, so the rule fails only if three calls in a row count from their reply.
+        String acquired = null;
+        String renewed = null;
+        for (int attempt = 0; attempt < 3 && (acquired == null || renewed == null); attempt++) {
+            long start = time.nanoTime();
+            Grant g = granted(a.tryAcquire(request(name, "owner-a", lease)), name, "LockBackend.tryAcquire");
+            long end = time.nanoTime();
+            assertFalse(
+                    a.tryAcquire(request(name, "owner-b", lease)) instanceof Grant,
+                    "LockBackend.tryAcquire granted a held lock to another owner");
+            acquired = fromRequest(g.validUntilNanos(), start, end, lease) ? "ok" : acquired;
+            long renewStart = time.nanoTime();
+            RenewResult r = a.renew(g, lease);
+            long renewEnd = time.nanoTime();
+            assertTrue(r.held(), "LockBackend.renew of a held grant said it was not held");
+            renewed = fromRequest(r.validUntilNanos(), renewStart, renewEnd, lease) ? "ok" : renewed;
+            assertTrue(a.release(g), "LockBackend.release of a held grant returned false");
+        }
+        assertNotNull(
+                acquired,
+                "LockBackend.tryAcquire reported, three times, a validity later than the call's midpoint + lease: count"
+                        + " it from before the request was sent, not from the reply");
+        assertNotNull(
+                renewed,
+                "LockBackend.renew reported, three times, a validity later than the call's midpoint + lease: count it"
+                        + " from before the request was sent, not from the reply");
+    }
+
+    /** Whether a validity counts from the first half of the call [start, end] (Long.MAX_VALUE: bound to a session). */
+    private static boolean fromRequest(long validUntil, long start, long end, Duration lease) {
+        return validUntil == Long.MAX_VALUE || validUntil - lease.toNanos() - (start + (end - start) / 2) <= 0;
+    }
+
+    /**
+     * Rule §4.3 lease: the core bounds a handle's validity by its own request start + lease, whatever the backend
+     * reports (the TCK adds an hour to every validity the backend under test reports).
+     */
+    @Test
+    @Tag("lease")
+    @DisplayName("§4.3 lease: the core bounds validity itself when a backend overstates it")
+    default void lease_coreBoundsAnOverstatedValidity() {
+        LockClient lying = tck().closeAtEnd(Latchkey.client(new OverstatingBackend(tck().newBackend()), "tck"));
+        Duration lease = Duration.ofSeconds(30);
+        try (LockHandle h = Tck.mustAcquire(lying.lock(
+                tck().name("overstated"),
+                LockOptions.builder().lease(lease).autoRenew(false).build()))) {
+            Tck.mustBeBusy(tck().newClient().lock(h.name()), "it was granted (with an overstated validity)");
+            assertTrue(
+                    h.remaining().compareTo(lease) <= 0,
+                    () -> "the handle believes it holds the lock for " + h.remaining() + " on a lease of " + lease
+                            + ": the core kept the hour the backend added; it must clamp to its own request start"
+                            + " + lease - drift");
+            assertTrue(h.renew(), "renew() of a held grant returned false");
+            assertTrue(
+                    h.remaining().compareTo(lease) <= 0,
+                    () -> "after renew() the handle believes it holds the lock for " + h.remaining()
+                            + " on a lease of " + lease + ": the core kept an overstated renewal");
         }
     }
 }

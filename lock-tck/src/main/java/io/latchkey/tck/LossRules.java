@@ -33,6 +33,7 @@ public interface LossRules extends TckRules {
     default void loss_unrenewedLeaseIsReportedBeforeValidUntil() throws Exception {
         LockClient a = tck().newClient();
         LockHandle h = Tck.mustAcquire(a.lock(tck().name("expire"), Tck.expiring(tck())));
+        Tck.mustBeBusy(tck().newClient().lock(h.name()), "its lease had not run out yet");
         CompletableFuture<Instant[]> seen = new CompletableFuture<>();
         h.onLost(loss -> seen.complete(new Instant[] {Instant.now(), h.validUntil()}));
         LockLoss loss = Tck.awaitLoss(h, Duration.ofMillis(timeout()), "its unrenewed lease ran out");
@@ -108,6 +109,7 @@ public interface LossRules extends TckRules {
         LockClient b = tck().newClient();
         String name = tck().name("closed");
         LockHandle h = Tck.mustAcquire(a.lock(name));
+        Tck.mustBeBusy(b.lock(name), "its client was still open");
         a.close();
         LockLoss loss = Tck.awaitLoss(h, Duration.ofMillis(timeout()), "its client was closed");
         assertEquals(LockLoss.Reason.CLIENT_CLOSED, loss.reason());
@@ -121,11 +123,14 @@ public interface LossRules extends TckRules {
     @DisplayName("§4.5 loss: runExclusive interrupts its task when the lock is lost and throws LockLostException")
     default void loss_runExclusiveInterruptsTheTask() {
         LockClient a = tck().newClient();
+        LockClient b = tck().newClient();
+        String name = tck().name("exclusive");
         CountDownLatch never = new CountDownLatch(1);
         boolean[] interrupted = new boolean[1];
         LockLostException e = assertThrows(
                 LockLostException.class,
-                () -> a.lock(tck().name("exclusive"), Tck.expiring(tck())).runExclusive(Duration.ofSeconds(5), () -> {
+                () -> a.lock(name, Tck.expiring(tck())).runExclusive(Duration.ofSeconds(5), () -> {
+                    Tck.mustBeBusy(b.lock(name), "the task was running under it");
                     try {
                         never.await(timeout(), TimeUnit.MILLISECONDS);
                     } catch (InterruptedException ie) {

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static io.latchkey.tck.SpiCalls.endGrantByStore;
+import static io.latchkey.tck.SpiCalls.granted;
+import static io.latchkey.tck.SpiCalls.request;
 
 import io.latchkey.Capability;
 import io.latchkey.Fairness;
@@ -38,8 +41,8 @@ public interface OwnershipRules extends TckRules {
         LockBackend c = tck().newBackend();
         String name = tck().name("stale");
         Duration lease = tck().settings().shortLease();
-        Grant stale = (Grant) grant(a.tryAcquire(request(name, "owner-a", lease)), name);
-        endGrantByStore(a, name, lease);
+        Grant stale = granted(a.tryAcquire(request(name, "owner-a", lease)), name, "LockBackend.tryAcquire");
+        endGrantByStore(tck(), a, name);
         AtomicReference<Grant> fresh = new AtomicReference<>();
         Tck.await(lease.plus(tck().settings().slack())).until(() -> {
             AcquireResult r = b.tryAcquire(request(name, "owner-b", Duration.ofSeconds(30)));
@@ -63,6 +66,44 @@ public interface OwnershipRules extends TckRules {
         assertEquals("owner-b", info.get().owner());
         assertEquals(newer.fencingToken(), info.get().fencingToken());
         assertTrue(b.release(newer), "the new owner could not release its own grant");
+    }
+
+    /**
+     * Rule §4.4 ownership: an owner's stale grant never touches the same owner's newer grant (release and renew match
+     * the token, not only the owner).
+     */
+    @Test
+    @Tag("ownership")
+    @DisplayName("§4.4 ownership: an owner's stale grant never releases or renews the same owner's newer grant")
+    default void ownership_staleGrantOfTheSameOwnerDoesNotTouchItsNewerGrant() {
+        LockBackend a = tck().newBackend();
+        String name = tck().name("same-owner");
+        Duration lease = tck().settings().shortLease();
+        Grant stale = granted(a.tryAcquire(request(name, "owner-a", lease)), name, "LockBackend.tryAcquire");
+        endGrantByStore(tck(), a, name);
+        // while the grant is valid, the same owner is given that grant again (idempotent retry): wait until it ended
+        SpiCalls.awaitEnded(tck(), name, stale, lease);
+        Grant newer = granted(
+                a.tryAcquire(request(name, "owner-a", Duration.ofSeconds(30))), name, "LockBackend.tryAcquire");
+        assertTrue(
+                newer.fencingToken() > stale.fencingToken(),
+                () -> "LockBackend.tryAcquire: the owner's grant after its ended grant has token " + newer.fencingToken()
+                        + ", not above the ended grant's " + stale.fencingToken() + ": every grant needs a new token");
+        assertFalse(
+                a.release(stale),
+                () -> "LockBackend.release: the owner's stale grant (token " + stale.fencingToken()
+                        + ") released its newer grant (token " + newer.fencingToken()
+                        + "): release must match the token, not only the owner");
+        assertFalse(
+                a.renew(stale, Duration.ofSeconds(30)).held(),
+                () -> "LockBackend.renew: the owner's stale grant (token " + stale.fencingToken()
+                        + ") renewed: renew must match the token, not only the owner");
+        Optional<LockInfo> info = tck().newBackend().inspect(name);
+        assertTrue(
+                info.isPresent() && info.get().fencingToken() == newer.fencingToken(),
+                () -> "LockBackend.release: the newer grant (token " + newer.fencingToken()
+                        + ") is gone after the stale grant's release; inspect shows " + info);
+        assertTrue(a.release(newer), "LockBackend.release: the owner could not release its own current grant");
     }
 
     /** Rule §4.4 ownership: release is idempotent: true once, then false, close() after it is harmless. */
@@ -98,30 +139,9 @@ public interface OwnershipRules extends TckRules {
         LockClient a = tck().newClient();
         String name = tck().name("norenew");
         LockHandle h = Tck.mustAcquire(a.lock(name, Tck.expiring(tck())));
+        Tck.mustBeBusy(tck().newClient().lock(name), "its lease had not run out yet");
         Tck.awaitLoss(h, tck().settings().shortLease().plus(tck().settings().slack()), "its unrenewed lease ran out");
         assertFalse(h.renew(), "renew() of a lost handle returned true");
         assertFalse(h.release(), "release() of a lost handle returned true");
-    }
-
-    private static AcquireRequest request(String name, String owner, Duration lease) {
-        return new AcquireRequest(name, owner, lease, Fairness.NONE);
-    }
-
-    private static AcquireResult grant(AcquireResult r, String name) {
-        assertInstanceOf(Grant.class, r, "expected a grant for free lock '" + name + "', got " + r);
-        return r;
-    }
-
-    /** Lets the store end a grant: its lease runs out, or (session-bound stores) an operator removes it. */
-    private void endGrantByStore(LockBackend holder, String name, Duration lease) {
-        if (holder.capabilities().contains(Capability.SESSION_BOUND)) {
-            try {
-                Assumptions.assumeTrue(tck().newBackend().forceRelease(name), "forced release found no grant");
-            } catch (UnsupportedOperationException e) {
-                Assumptions.abort(
-                        "a session-bound backend without forceRelease cannot end a grant while its session lives");
-            }
-        }
-        // lease stores: the grant expires by itself, which the caller waits for
     }
 }

@@ -85,6 +85,7 @@ public interface ValidationRules extends TckRules {
                 "~",
                 "!"));
         names.add("n".repeat(255));
+        names.add("n".repeat(254) + "o"); // differs from the one above in its last byte only: no truncated key
         names.add(fourByte.repeat(63) + "abc");
         return names;
     }

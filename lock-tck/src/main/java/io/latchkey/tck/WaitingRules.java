@@ -177,6 +177,7 @@ public interface WaitingRules extends TckRules {
         LockClient c = tck().newClient();
         String name = tck().name("cancel");
         LockHandle h = Tck.mustAcquire(a.lock(name));
+        Tck.mustBeBusy(c.lock(name), "another client held it"); // so that the cancelled acquisition had to wait
         CompletableFuture<LockHandle> f = b.lock(name).acquireAsync(Duration.ofSeconds(60));
         f.cancel(true);
         h.release();

@@ -8,6 +8,11 @@ enum Flaw {
     /** No defect: the control that shows the scaffold itself passes the targeted rules. */
     NONE,
     /**
+     * No defect, with the store's notification and a wait inside the store: the control of the flaws below that
+     * need them (the client claims NATIVE_WAIT, and its acquire waits in the store).
+     */
+    NONE_WAITING_IN_THE_STORE(true),
+    /**
      * tryAcquire checks "free?", pauses, then writes the new owner without re-checking: two contenders that
      * both saw the lock free both get a grant (§4.1 exclusion).
      */
@@ -36,5 +41,67 @@ enum Flaw {
      * renew and release succeeds, inspect and list show nothing, forceRelease finds nothing. The baseline every rule
      * that depends on the store must fail.
      */
-    GRANTS_EVERYTHING
+    GRANTS_EVERYTHING,
+    /** release and renew match the owner but not the token: an owner's stale grant releases its newer grant. */
+    RELEASE_IGNORES_TOKEN,
+    /** renew extends a grant that expired if no one took the lock since: a dead holder comes back. */
+    RENEW_REVIVES_EXPIRED,
+    /** The store keeps a grant for its lease rounded down to whole seconds (at least 1 s), shorter than reported. */
+    LEASE_FLOORED_TO_SECONDS,
+    /** Validity is counted from the reply's arrival (here 30 ms after the store decided), not the request's start. */
+    VALID_UNTIL_FROM_REPLY,
+    /** inspect shows a grant whose lease ran out. */
+    INSPECT_SHOWS_EXPIRED,
+    /** list shows grants whose lease ran out. */
+    LIST_SHOWS_EXPIRED,
+    /** list treats its prefix as a pattern: SQL LIKE's {@code _ %} and a glob's {@code * ? [..]} match anything. */
+    LIST_PREFIX_AS_PATTERN,
+    /** list ignores its prefix and shows every held lock. */
+    LIST_IGNORES_PREFIX,
+    /** inspect never shows anything. */
+    INSPECT_SHOWS_NOTHING,
+    /** The store's notification reaches only waiters that asked for fairness: one with Fairness.NONE sleeps on. */
+    NATIVE_WAIT_IGNORES_UNFAIR(true),
+    /** forceRelease deletes the name's record, fencing counter included: the next grant starts again at 1. */
+    FORCE_RELEASE_RESETS_FENCING,
+    /** forceRelease removes the grant but does not notify: waiters in the store sleep on. */
+    FORCE_RELEASE_WAKES_NOBODY(true),
+    /** forceRelease tells the holder and returns true, and leaves the grant in the store. */
+    FORCE_RELEASE_REMOVES_NOTHING,
+    /** forceRelease of a lock that no one holds returns true. */
+    FORCE_RELEASE_ALWAYS_TRUE,
+    /** A forced release is reported to its holder as EXPIRED. */
+    FORCED_LOSS_REPORTED_AS_EXPIRED,
+    /**
+     * The wait inside the store (LockBackend.acquire) does not recognise the owner's own grant: a retried acquisition
+     * whose first reply was lost waits for itself and gives up busy. tryAcquire is correct.
+     */
+    IDEMPOTENT_ONLY_IN_TRYACQUIRE(true),
+    /** The fencing counter lives in the grant's record and starts again when a grant expired. */
+    TOKEN_RESET_AFTER_EXPIRY,
+    /** The fencing counter lives in the grant's record and is deleted with it on release. */
+    TOKEN_RESET_AFTER_RELEASE,
+    /** A retry with the same owner id is granted again, with a new token (two grants for one acquisition). */
+    SAME_OWNER_GETS_NEW_TOKEN,
+    /** A retry with the same owner id is answered busy: a grant whose reply was lost leaks until it expires. */
+    SAME_OWNER_IS_BUSY,
+    /** renew answers "renewed" and leaves the store's expiry where it was. */
+    RENEW_DOES_NOT_EXTEND,
+    /** The store key is the name cut to 200 characters: long names that differ at the end are one lock. */
+    NAME_TRUNCATED;
+
+    private final boolean waitsInTheStore;
+
+    Flaw() {
+        this(false);
+    }
+
+    Flaw(boolean waitsInTheStore) {
+        this.waitsInTheStore = waitsInTheStore;
+    }
+
+    /** Whether the store notifies waiters (its clients claim NATIVE_WAIT) and its acquire waits in the store. */
+    boolean waitsInTheStore() {
+        return waitsInTheStore;
+    }
 }

@@ -16,11 +16,13 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * One client of a {@link FlawedStore}. It claims only {@link Capability#LISTING}: it has no store
- * notification (the core polls with backoff), no fairness, and its expiry uses the local monotonic clock.
+ * One client of a {@link FlawedStore}. It claims {@link Capability#LISTING}, and {@link Capability#NATIVE_WAIT} only
+ * on a store whose flaw {@link Flaw#waitsInTheStore() waits in the store} (elsewhere the core polls with backoff);
+ * no fairness; its expiry uses the local monotonic clock.
  */
 final class FlawedBackend implements LockBackend {
     private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.LISTING);
+    private static final Set<Capability> WAITING_IN_THE_STORE = EnumSet.of(Capability.LISTING, Capability.NATIVE_WAIT);
 
     private final FlawedStore store;
     private volatile GrantLossSink sink;
@@ -36,7 +38,7 @@ final class FlawedBackend implements LockBackend {
 
     @Override
     public Set<Capability> capabilities() {
-        return CAPABILITIES;
+        return store.waitsInTheStore() ? WAITING_IN_THE_STORE : CAPABILITIES;
     }
 
     @Override
@@ -47,6 +49,19 @@ final class FlawedBackend implements LockBackend {
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
         return store.tryAcquire(request, this);
+    }
+
+    @Override
+    public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+        return store.waitsInTheStore() ? store.acquire(request, maxWait, this) : store.tryAcquire(request, this);
+    }
+
+    @Override
+    public boolean awaitChange(AcquireRequest request, Duration timeout) throws InterruptedException {
+        if (!store.waitsInTheStore()) {
+            return LockBackend.super.awaitChange(request, timeout);
+        }
+        return store.awaitChange(request, timeout);
     }
 
     @Override

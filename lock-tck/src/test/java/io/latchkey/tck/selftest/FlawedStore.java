@@ -19,7 +19,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Pattern;
 import java.util.function.Supplier;
 
 /*
@@ -43,8 +46,13 @@ final class FlawedStore {
 
     private static final long MAX_RACE_PAUSE_NANOS = 200_000;
 
+    /** VALID_UNTIL_FROM_REPLY: how long after the store's decision its reply arrives. */
+    private static final long REPLY_LATENCY_NANOS = TimeUnit.MILLISECONDS.toNanos(30);
+
     private final Flaw flaw;
     private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition(); // signalled on every release: the store's notification
+    private long changes; // guarded by lock; counts releases, so a waiter can tell it was notified
     private final Map<String, Slot> slots = new HashMap<>(); // guarded by lock; key: see key()
     private long everyToken; // guarded by lock; GRANTS_EVERYTHING's one counter
     private volatile boolean down; // an outage (TckFaults.outage): every call fails as an unreachable server's would
@@ -60,6 +68,11 @@ final class FlawedStore {
 
     String description() {
         return "flawed-mem:" + flaw;
+    }
+
+    /** Whether the store notifies waiters and waits inside acquire: see Flaw#waitsInTheStore. */
+    boolean waitsInTheStore() {
+        return flaw.waitsInTheStore();
     }
 
     /** Makes every call of every client fail with BackendUnavailableException until the handle is closed. */
@@ -86,11 +99,71 @@ final class FlawedStore {
             LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(MIN_RACE_PAUSE_NANOS, MAX_RACE_PAUSE_NANOS + 1));
             return locked(() -> slot(key).grant(req, by, start, System.nanoTime()));
         }
-        return locked(() -> {
+        AcquireResult result = locked(() -> {
             long now = System.nanoTime();
             AcquireResult seen = answerIfTaken(key, req, now);
             return seen != null ? seen : slot(key).grant(req, by, start, now);
         });
+        if (flaw == Flaw.VALID_UNTIL_FROM_REPLY && result instanceof Grant g) {
+            // FLAW: the reply arrives 30 ms after the store decided, and validity is counted from its arrival
+            LockSupport.parkNanos(REPLY_LATENCY_NANOS);
+            return new Grant(g.name(), g.owner(), g.fencingToken(), System.nanoTime() + req.lease().toNanos(), null);
+        }
+        return result;
+    }
+
+    /**
+     * The wait inside the store (clients whose flaw waitsInTheStore): tries, then sleeps until a release is
+     * notified, until {@code maxWait}. Leaves nothing queued: the store has no queue.
+     */
+    AcquireResult acquire(AcquireRequest req, Duration maxWait, FlawedBackend by) throws InterruptedException {
+        long deadline = System.nanoTime() + maxWait.toNanos();
+        for (; ; ) {
+            AcquireResult r = flaw == Flaw.IDEMPOTENT_ONLY_IN_TRYACQUIRE
+                    // FLAW: the waiting path asks "is it held?" without asking "by whom?"
+                    ? locked(() -> {
+                        long now = System.nanoTime();
+                        Slot s = slots.get(key(req.name()));
+                        return s != null && s.isHeld(now) ? s.busy(now) : null;
+                    })
+                    : null;
+            if (r == null) {
+                r = tryAcquire(req, by);
+            }
+            long left = deadline - System.nanoTime();
+            if (r instanceof Grant || left <= 0) {
+                return r;
+            }
+            // until a release is notified, or the holder's lease runs out (the store's own timer), or maxWait
+            Duration untilExpiry = ((Busy) r).retryAfter();
+            long pause = untilExpiry == null ? left : Math.min(left, untilExpiry.toNanos() + 1_000_000);
+            awaitChange(req, Duration.ofNanos(pause));
+        }
+    }
+
+    /** Sleeps until a release is notified or the timeout passes; true if notified. */
+    boolean awaitChange(AcquireRequest req, Duration timeout) throws InterruptedException {
+        if (flaw == Flaw.NATIVE_WAIT_IGNORES_UNFAIR && req.fairness() == io.latchkey.Fairness.NONE) {
+            TimeUnit.NANOSECONDS.sleep(timeout.toNanos()); // FLAW: a waiter that asked for no fairness is never woken
+            return false;
+        }
+        lock.lockInterruptibly();
+        try {
+            long seen = changes;
+            long left = timeout.toNanos();
+            while (changes == seen && left > 0) {
+                left = changed.awaitNanos(left);
+            }
+            return changes != seen;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes the waiters in the store (caller holds the lock). */
+    private void notifyWaiters() {
+        changes++;
+        changed.signalAll();
     }
 
     /** The answer when the lock is not free for a new grant (busy, or already ours); null when it is free. */
@@ -99,8 +172,17 @@ final class FlawedStore {
         if (s == null || !s.isHeld(now)) {
             return null;
         }
+        if (!s.owner.equals(req.owner())) {
+            return s.busy(now);
+        }
+        if (flaw == Flaw.SAME_OWNER_IS_BUSY) {
+            return s.busy(now); // FLAW: its own earlier grant, whose reply was lost, makes it busy
+        }
+        if (flaw == Flaw.SAME_OWNER_GETS_NEW_TOKEN) {
+            s.token = ++s.lastToken; // FLAW: a second grant for one acquisition
+        }
         // the same owner already holds it: an earlier attempt whose reply was lost, granted with the same token
-        return s.owner.equals(req.owner()) ? s.currentGrant(req.name()) : s.busy(now);
+        return s.currentGrant(req.name());
     }
 
     RenewResult renew(Grant grant, Duration lease) {
@@ -112,15 +194,26 @@ final class FlawedStore {
             Slot s = slots.get(key(grant.name()));
             long now = System.nanoTime();
             // FLAW RELEASE_DELETES_OTHER_OWNERS_GRANT: skips the owner/token check, extends whoever holds the name
-            if (s != null && s.isHeld(now) && (flaw == Flaw.RELEASE_DELETES_OTHER_OWNERS_GRANT || s.holds(grant))) {
-                s.expiresAt = now + lease.toNanos();
+            // FLAW RENEW_REVIVES_EXPIRED: an expired grant that no one took since is renewed
+            boolean live = s != null && (s.isHeld(now) || (flaw == Flaw.RENEW_REVIVES_EXPIRED && s.owner != null));
+            if (live && (flaw == Flaw.RELEASE_DELETES_OTHER_OWNERS_GRANT || s.holds(grant))) {
+                if (flaw != Flaw.RENEW_DOES_NOT_EXTEND) { // FLAW RENEW_DOES_NOT_EXTEND: says renewed, changes nothing
+                    s.expiresAt = now + storedLease(lease);
+                }
+                if (flaw == Flaw.VALID_UNTIL_FROM_REPLY) { // FLAW: counted from the reply's arrival
+                    LockSupport.parkNanos(REPLY_LATENCY_NANOS);
+                    return RenewResult.renewed(System.nanoTime() + lease.toNanos());
+                }
                 return RenewResult.renewed(start + lease.toNanos());
             }
             if (flaw == Flaw.LOSS_NEVER_REPORTED) {
                 return RenewResult.renewed(start + lease.toNanos()); // FLAW: claims a grant the store no longer holds
             }
             boolean forced = s != null && grant.owner().equals(s.forcedOwner);
-            return RenewResult.notHeld(forced ? LockLoss.Reason.RELEASED_BY_ADMIN : LockLoss.Reason.EXPIRED);
+            return RenewResult.notHeld(
+                    forced && flaw != Flaw.FORCED_LOSS_REPORTED_AS_EXPIRED
+                            ? LockLoss.Reason.RELEASED_BY_ADMIN
+                            : LockLoss.Reason.EXPIRED);
         });
     }
 
@@ -139,6 +232,10 @@ final class FlawedStore {
             }
             boolean wasValid = s.isHeld(System.nanoTime());
             s.clear();
+            if (flaw == Flaw.TOKEN_RESET_AFTER_RELEASE || (flaw == Flaw.TOKEN_RESET_AFTER_EXPIRY && !wasValid)) {
+                s.lastToken = 0; // FLAW: the counter was a field of the deleted (or already expired) record
+            }
+            notifyWaiters();
             return wasValid;
         });
     }
@@ -146,7 +243,13 @@ final class FlawedStore {
     Optional<LockInfo> inspect(String name) {
         return locked(() -> {
             Slot s = slots.get(key(name));
-            return s == null ? Optional.empty() : Optional.ofNullable(s.info(System.nanoTime()));
+            if (flaw == Flaw.INSPECT_SHOWS_NOTHING) {
+                return Optional.empty(); // FLAW
+            }
+            // FLAW INSPECT_SHOWS_EXPIRED: an expired grant is shown as held
+            return s == null
+                    ? Optional.empty()
+                    : Optional.ofNullable(s.info(System.nanoTime(), flaw == Flaw.INSPECT_SHOWS_EXPIRED));
         });
     }
 
@@ -155,8 +258,8 @@ final class FlawedStore {
             long now = System.nanoTime();
             List<LockInfo> held = new ArrayList<>();
             for (Slot s : slots.values()) {
-                LockInfo info = s.info(now);
-                if (info != null && info.name().startsWith(prefix)) {
+                LockInfo info = s.info(now, flaw == Flaw.LIST_SHOWS_EXPIRED); // FLAW LIST_SHOWS_EXPIRED
+                if (info != null && underPrefix(info.name(), prefix)) {
                     held.add(info);
                 }
             }
@@ -174,17 +277,29 @@ final class FlawedStore {
             }
             Removed r = new Removed(s.name, s.owner, s.grantor);
             s.forcedOwner = s.owner; // so that the holder's next renewal learns why
+            if (flaw == Flaw.FORCE_RELEASE_REMOVES_NOTHING) {
+                return r; // FLAW: the holder is told, the grant stays
+            }
             s.clear();
+            if (flaw == Flaw.FORCE_RELEASE_RESETS_FENCING) {
+                slots.remove(key(name)); // FLAW: the record goes, and its fencing counter with it
+            }
+            if (flaw != Flaw.FORCE_RELEASE_WAKES_NOBODY) { // FLAW FORCE_RELEASE_WAKES_NOBODY: no notification
+                notifyWaiters();
+            }
             return r;
         });
         if (removed == null) {
-            return false;
+            return flaw == Flaw.FORCE_RELEASE_ALWAYS_TRUE; // FLAW FORCE_RELEASE_ALWAYS_TRUE: "removed" nothing
         }
         if (flaw != Flaw.LOSS_NEVER_REPORTED) { // FLAW LOSS_NEVER_REPORTED: the holder is not told
             removed.grantor.reportLost(
                     removed.name,
                     removed.owner,
-                    LockLoss.Reason.RELEASED_BY_ADMIN,
+                    // FLAW FORCED_LOSS_REPORTED_AS_EXPIRED: the wrong reason
+                    flaw == Flaw.FORCED_LOSS_REPORTED_AS_EXPIRED
+                            ? LockLoss.Reason.EXPIRED
+                            : LockLoss.Reason.RELEASED_BY_ADMIN,
                     "released by an administrator (forceRelease)");
         }
         return true;
@@ -200,7 +315,38 @@ final class FlawedStore {
         if (flaw == Flaw.BAD_NAME_CORRUPTS_ANOTHER_LOCK) {
             return name.toLowerCase(Locale.ROOT); // FLAW: lossy, "a" and "A" share one lock
         }
+        if (flaw == Flaw.NAME_TRUNCATED && name.length() > 200) {
+            return name.substring(0, 200); // FLAW: lossy, long names that differ at the end share one lock
+        }
         return name;
+    }
+
+    /** Whether a listed name is under the prefix: literally, except for LIST_PREFIX_AS_PATTERN and LIST_IGNORES_PREFIX. */
+    private boolean underPrefix(String name, String prefix) {
+        if (flaw == Flaw.LIST_IGNORES_PREFIX) {
+            return true; // FLAW
+        }
+        if (flaw == Flaw.LIST_PREFIX_AS_PATTERN) { // FLAW: the prefix is handed to a LIKE or a glob unescaped
+            StringBuilder regex = new StringBuilder();
+            for (char c : prefix.toCharArray()) {
+                switch (c) {
+                    case '_', '?' -> regex.append('.');
+                    case '%', '*' -> regex.append(".*");
+                    case '[', ']' -> regex.append(c);
+                    default -> regex.append(Pattern.quote(String.valueOf(c)));
+                }
+            }
+            return Pattern.compile(regex + ".*", Pattern.DOTALL).matcher(name).matches();
+        }
+        return name.startsWith(prefix);
+    }
+
+    /** How long the store keeps a grant of {@code lease}. */
+    private long storedLease(Duration lease) {
+        if (flaw == Flaw.LEASE_FLOORED_TO_SECONDS) { // FLAW: whole seconds, rounded down, at least one
+            return TimeUnit.SECONDS.toNanos(Math.max(1, lease.toSeconds()));
+        }
+        return lease.toNanos();
     }
 
     private Slot slot(String key) {
@@ -238,16 +384,20 @@ final class FlawedStore {
         }
 
         boolean holds(Grant g) {
-            return g.owner().equals(owner) && g.fencingToken() == token;
+            // FLAW RELEASE_IGNORES_TOKEN: the owner is checked, the token is not
+            return g.owner().equals(owner) && (flaw == Flaw.RELEASE_IGNORES_TOKEN || g.fencingToken() == token);
         }
 
         Grant grant(AcquireRequest req, FlawedBackend by, long start, long now) {
+            if (flaw == Flaw.TOKEN_RESET_AFTER_EXPIRY && owner != null) {
+                lastToken = 0; // FLAW: the previous grant expired, and the counter was part of its record
+            }
             name = req.name();
             owner = req.owner();
             // FLAW TOKEN_NOT_INCREASING: the counter is never advanced, every grant gets token 1
             token = flaw == Flaw.TOKEN_NOT_INCREASING ? 1 : ++lastToken;
             long lease = req.lease().toNanos();
-            expiresAt = now + lease;
+            expiresAt = now + storedLease(req.lease());
             acquiredAt = Instant.now();
             grantor = by;
             // validity counted from before the request reached the store: conservative, as §4.3 asks
@@ -263,8 +413,8 @@ final class FlawedStore {
             return new Busy(owner, token, left > 0 ? Duration.ofNanos(left) : null);
         }
 
-        LockInfo info(long now) {
-            if (!isHeld(now)) {
+        LockInfo info(long now, boolean showExpired) {
+            if (owner == null || (!showExpired && !isHeld(now))) {
                 return null;
             }
             return new LockInfo(

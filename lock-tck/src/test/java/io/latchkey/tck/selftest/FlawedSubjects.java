@@ -145,6 +145,13 @@ final class FlawedSubjects {
         }
     }
 
+    /** The subject of the flaw catalogue: its flaw is the one {@link SelfTestRuns#run(Flaw, String...)} launches. */
+    static final class Catalogued extends Subject {
+        Catalogued() {
+            super(SelfTestRuns.flawUnderTest());
+        }
+    }
+
     /** Enables a subject only when TckSelfTest launched it. */
     static final class OnlyInsideSelfTest implements ExecutionCondition {
         @Override

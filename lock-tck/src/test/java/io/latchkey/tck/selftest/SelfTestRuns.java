@@ -17,6 +17,42 @@ import org.junit.platform.testkit.engine.Events;
 final class SelfTestRuns {
     private SelfTestRuns() {}
 
+    private static volatile Flaw flawUnderTest;
+
+    /** The flaw {@link FlawedSubjects.Catalogued} is built with: the one the running catalogue entry set. */
+    static Flaw flawUnderTest() {
+        Flaw f = flawUnderTest;
+        if (f == null) {
+            throw new IllegalStateException("FlawedSubjects.Catalogued runs only through SelfTestRuns.run(Flaw, ...)");
+        }
+        return f;
+    }
+
+    /** Runs the given rules on a {@link FlawedStore} with {@code flaw} (the self-tests run one at a time). */
+    static Events run(Flaw flaw, String... rules) {
+        flawUnderTest = flaw;
+        try {
+            return run(FlawedSubjects.Catalogued.class, rules);
+        } finally {
+            flawUnderTest = null;
+        }
+    }
+
+    /** How long the rule ran before it finished, from its started and finished events. */
+    static java.time.Duration durationOf(Events tests, String rule) {
+        java.time.Instant started = tests.started().stream()
+                .filter(e -> rule.equals(ruleOf(e)))
+                .findFirst()
+                .orElseThrow()
+                .getTimestamp();
+        java.time.Instant finished = tests.finished().stream()
+                .filter(e -> rule.equals(ruleOf(e)))
+                .findFirst()
+                .orElseThrow()
+                .getTimestamp();
+        return java.time.Duration.between(started, finished);
+    }
+
     /** Runs the given rules of the TCK on one subject and returns the test events. */
     static Events run(Class<? extends Subject> subject, String... rules) {
         MethodSelector[] selectors =
