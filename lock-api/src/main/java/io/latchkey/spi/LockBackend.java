@@ -38,6 +38,43 @@ import org.jspecify.annotations.Nullable;
  *   <li>I/O failures surface as {@link io.latchkey.BackendUnavailableException} naming the lock and
  *       {@link #description()}; a password never appears in a message.</li>
  * </ul>
+ *
+ * <h2>Cases the TCK enforces</h2>
+ * <ul>
+ *   <li><b>Validity.</b> A grant's {@link Grant#validUntilNanos()} (and a renewal's) is counted in
+ *       {@link #timeSource()} from before the request that proved it was sent, never from the reply's arrival, and
+ *       the store keeps the grant at least that long (a lease the store can only hold in whole seconds is rounded
+ *       up in the store, or the reported validity is cut to what the store holds). After a wait inside the store
+ *       ({@link #acquire(AcquireRequest, Duration)}), it counts from before the request whose reply said
+ *       "granted" (the last round trip of the wait), not from the start of the wait. The core takes the earlier of
+ *       this and its own request start + lease - drift (1 % + 2 ms); for a store wait, the core's bound counts from
+ *       the call's return.</li>
+ *   <li><b>Same-owner retry.</b> A request whose owner already holds a valid grant of the name is answered with
+ *       that grant, same token, by {@link #tryAcquire} and by {@link #acquire(AcquireRequest, Duration)} alike:
+ *       the core retries with the same owner after a failure whose outcome it could not see. Once that grant has
+ *       ended, the same owner is given a new grant with a greater token, and the ended grant's release and renew
+ *       change nothing (they match owner <em>and</em> token).</li>
+ *   <li><b>Busy while queued.</b> {@link #tryAcquire} answers busy when the name is held by another owner, also
+ *       if this client has a waiter queued in the store for it ({@link #acquire(AcquireRequest, Duration)} on
+ *       another thread): a queue position is not a grant. Only a backend that keeps a queue may grant out of it,
+ *       and then in the queue's order.</li>
+ *   <li><b>awaitChange and acquire.</b> The core waits in one of two ways: a backend that overrides
+ *       {@link #acquire(AcquireRequest, Duration)} waits inside it (and is called with the time left);
+ *       otherwise the core loops {@code tryAcquire} and, between attempts, {@link #awaitChange(AcquireRequest,
+ *       Duration)}. A backend that claims {@link io.latchkey.Capability#NATIVE_WAIT} must wake both kinds of wait
+ *       on a release, a forced release and an expiry it can see, whatever {@link AcquireRequest#fairness()} the
+ *       waiter asked for; returning early without a change is allowed (the core simply tries again).</li>
+ *   <li><b>Expired grants.</b> The core releases a grant itself when its holder's validity runs out or a renewal
+ *       fails for good ({@link io.latchkey.LockLoss.Reason#EXPIRED}, {@code RENEWAL_FAILED}), in the background; a
+ *       backend must not rely on it (a crashed client releases nothing). An ended grant is not shown by
+ *       {@link #inspect} or {@link #list}, {@link #renew} never revives it, and a later grant's token is greater,
+ *       also when the grant ended by expiry alone or by {@link #forceRelease}.</li>
+ *   <li><b>Listing.</b> {@link #list}'s prefix is literal: every character, {@code _ % * ? [ ] \} included, matches
+ *       itself only.</li>
+ *   <li><b>forceRelease.</b> Returns false, changing nothing, when no valid grant exists; otherwise the lock is free
+ *       when it returns, the fencing counter is kept, the holder is told
+ *       ({@link io.latchkey.LockLoss.Reason#RELEASED_BY_ADMIN}) and, with NATIVE_WAIT, waiters are woken.</li>
+ * </ul>
  */
 public interface LockBackend extends AutoCloseable {
 

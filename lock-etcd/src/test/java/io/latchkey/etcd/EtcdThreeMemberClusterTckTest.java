@@ -32,7 +32,8 @@ class EtcdThreeMemberClusterTckTest extends LockBackendTck {
     /** The recipe groups run on EtcdSingleMemberTckTest: three members change the server side. */
     @Override
     protected TckSettings settings() {
-        return EtcdTckSupport.settings().toBuilder().recipeRules(false).build();
+        return EtcdTckSupport.settings().toBuilder().recipeRules(false)
+                .primitiveRules(false).build();
     }
 
     @Override

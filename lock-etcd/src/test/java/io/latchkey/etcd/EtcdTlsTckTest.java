@@ -42,7 +42,8 @@ class EtcdTlsTckTest extends LockBackendTck {
     /** The recipe groups run on EtcdSingleMemberTckTest: TLS changes the transport only. */
     @Override
     protected TckSettings settings() {
-        return EtcdTckSupport.settings().toBuilder().recipeRules(false).build();
+        return EtcdTckSupport.settings().toBuilder().recipeRules(false)
+                .primitiveRules(false).build();
     }
 
     @Override

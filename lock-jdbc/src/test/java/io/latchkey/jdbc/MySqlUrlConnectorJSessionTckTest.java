@@ -32,7 +32,8 @@ class MySqlUrlConnectorJSessionTckTest extends JdbcBackendTck {
     /** Only the URL and driver differ from MariaDbLease/SessionTckTest, which run the recipe groups. */
     @Override
     protected io.latchkey.tck.TckSettings settings() {
-        return super.settings().toBuilder().recipeRules(false).build();
+        return super.settings().toBuilder().recipeRules(false)
+                .primitiveRules(false).build();
     }
 
     @Override

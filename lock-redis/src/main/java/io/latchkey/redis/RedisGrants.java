@@ -39,6 +39,9 @@ import org.slf4j.LoggerFactory;
  * (NodeRound), so late replies never change a decision.
  */
 final class RedisGrants {
+    /** The token argument of a failed attempt's give-back (RedisScripts.RELEASE): the attempt has no token. */
+    private static final byte[] ANY_TOKEN = new byte[0];
+
     private static final Logger log = LoggerFactory.getLogger(RedisGrants.class);
     private static final long FIXED_DRIFT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
@@ -100,13 +103,15 @@ final class RedisGrants {
             public void giveBack(RedisNode n) {
                 n.eval(
                         RedisScripts.RELEASE,
-                        3,
+                        4,
                         k.lock(),
                         k.wake(),
                         k.waiting(),
+                        k.fence(),
                         owner,
                         RedisWaiting.WAKE_TTL_MS,
-                        RedisWaiting.WAKE_IF_HELD);
+                        RedisWaiting.WAKE_IF_HELD,
+                        ANY_TOKEN);
             }
         });
     }
@@ -237,17 +242,20 @@ final class RedisGrants {
         RedisKeys.NameKeys k = keys.of(grant.name());
         byte[] owner = utf8(grant.owner());
         byte[] wakeMode = waiting.releaseWakeMode();
+        byte[] token = bytes(grant.fencingToken());
         return release(
                 grant.name(),
                 node -> asLong(node.eval(
                         RedisScripts.RELEASE,
-                        3,
+                        4,
                         k.lock(),
                         k.wake(),
                         k.waiting(),
+                        k.fence(),
                         owner,
                         RedisWaiting.WAKE_TTL_MS,
-                        wakeMode)));
+                        wakeMode,
+                        token)));
     }
 
     /**

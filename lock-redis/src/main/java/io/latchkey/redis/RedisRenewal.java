@@ -39,7 +39,8 @@ final class RedisRenewal {
         return renew(
                 grant.name(),
                 lease,
-                node -> asLong(node.eval(RedisScripts.RENEW, 2, k.lock(), k.fence(), owner, ttlMs)));
+                node -> asLong(
+                        node.eval(RedisScripts.RENEW, 2, k.lock(), k.fence(), owner, ttlMs, bytes(grant.fencingToken()))));
     }
 
     /**

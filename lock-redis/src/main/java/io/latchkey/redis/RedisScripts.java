@@ -49,13 +49,15 @@ final class RedisScripts {
             """);
 
     /**
-     * Compare-and-pexpire. KEYS: lock, fence. ARGV: owner, lease ms.
-     * 1 renewed; 0 not held by the owner; -1 not held and the fence counter is gone too (the server lost
-     * its data: a restart without persistence, or FLUSHALL).
+     * Compare-and-pexpire. KEYS: lock, fence. ARGV: owner, lease ms, token.
+     * 1 renewed; 0 not held by the owner with this token; -1 not held and the fence counter is gone too (the server
+     * lost its data: a restart without persistence, or FLUSHALL). The token is the fence counter's value while the
+     * grant stands (no grant is made while the key is held, and Redlock raises the counter to the grant's token):
+     * an owner's stale grant never renews its newer one.
      */
     static final LuaScript RENEW = new LuaScript("renew", """
             local holder = redis.call('GET', KEYS[1])
-            if holder == ARGV[1] then
+            if holder == ARGV[1] and redis.call('GET', KEYS[2]) == ARGV[3] then
               redis.call('PEXPIRE', KEYS[1], ARGV[2])
               return 1
             end
@@ -66,15 +68,17 @@ final class RedisScripts {
             """);
 
     /**
-     * Compare-and-delete, then wake one waiter if someone waits. KEYS: lock, wake, waiting.
+     * Compare-and-delete, then wake one waiter if someone waits. KEYS: lock, wake, waiting, fence.
      * ARGV: owner, wake-list ttl ms, '1' to wake even if this node did not hold the grant (Redlock: a waiter
-     * blocks on one node, which may not have been part of the holder's quorum), else '0'.
+     * blocks on one node, which may not have been part of the holder's quorum), else '0', and the grant's token
+     * (as RENEW: an owner's stale grant never releases its newer one), or '' for a failed attempt's give-back,
+     * which has no token.
      * The wake list holds at most one element: one release wakes one BLPOP waiter (Redis serves the
      * longest-blocked client first). 1 released; 0 not held by the owner.
      */
     static final LuaScript RELEASE = new LuaScript("release", """
             local released = 0
-            if redis.call('GET', KEYS[1]) == ARGV[1] then
+            if redis.call('GET', KEYS[1]) == ARGV[1] and (ARGV[4] == '' or redis.call('GET', KEYS[4]) == ARGV[4]) then
               redis.call('DEL', KEYS[1])
               released = 1
             end

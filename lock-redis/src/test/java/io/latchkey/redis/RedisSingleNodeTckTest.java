@@ -4,12 +4,17 @@ import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.servers.RunningServer;
 import io.latchkey.servers.ServerControl;
 import io.latchkey.spi.LockBackend;
+import io.latchkey.tck.ProcessBackend;
+import java.util.Optional;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The whole TCK on one real redis-server; its outage is a SIGSTOP of the server. */
+/**
+ * The whole TCK on one real redis-server; its outage is a SIGSTOP of the server. The root README shows this class
+ * as the example of running the TCK (from {@code class} to the end, checked by ReadmeTckExampleTest).
+ */
 class RedisSingleNodeTckTest extends LockBackendTck {
     private static RunningServer server;
 
@@ -31,8 +36,8 @@ class RedisSingleNodeTckTest extends LockBackendTck {
     }
 
     @Override
-    protected java.util.Optional<io.latchkey.tck.ProcessBackend> processBackend() {
-        return java.util.Optional.of(io.latchkey.tck.ProcessBackend.of(RedisServers.uri(server)));
+    protected Optional<ProcessBackend> processBackend() {
+        return Optional.of(ProcessBackend.of(RedisServers.uri(server)));
     }
 
     @Override

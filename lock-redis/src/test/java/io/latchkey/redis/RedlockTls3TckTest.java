@@ -52,7 +52,8 @@ class RedlockTls3TckTest extends RedlockTckBase {
     protected TckSettings settings() {
         return TckSettings.defaults().toBuilder()
                 .shortLease(Duration.ofSeconds(2))
-                .recipeRules(false) // they run on Redlock3TckTest: TLS changes the transport only
+                .recipeRules(false)
+                .primitiveRules(false) // they run on Redlock3TckTest: TLS changes the transport only
                 .build();
     }
 

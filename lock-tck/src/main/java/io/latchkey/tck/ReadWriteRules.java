@@ -37,6 +37,7 @@ public interface ReadWriteRules extends TckRules {
     private DistributedReadWriteLock rw(LockClient client, String name, LockOptions options) {
         Assumptions.assumeTrue(
                 tck().capabilities().contains(Capability.READ_WRITE), "backend does not claim READ_WRITE");
+        Tck.assumePrimitiveRules(tck());
         return client.readWriteLock(name, options);
     }
 

@@ -36,6 +36,7 @@ public interface SemaphoreRules extends TckRules {
 
     private DistributedSemaphore semaphore(LockClient client, String name, int permits, LockOptions options) {
         Assumptions.assumeTrue(tck().capabilities().contains(Capability.SEMAPHORE), "backend does not claim SEMAPHORE");
+        Tck.assumePrimitiveRules(tck());
         return client.semaphore(name, permits, options);
     }
 

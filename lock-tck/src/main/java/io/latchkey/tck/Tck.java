@@ -151,6 +151,13 @@ final class Tck {
                 tck.settings().recipeRules(), "recipe rules run on this backend's primary configuration");
     }
 
+    /** Skips a read-write or semaphore rule on a configuration that turned them off ({@link TckSettings#primitiveRules()}). */
+    static void assumePrimitiveRules(TckContext tck) {
+        Assumptions.assumeTrue(
+                tck.settings().primitiveRules(),
+                "read-write and semaphore rules run on this backend's primary configuration");
+    }
+
     /** What a recipe rule allows for a lease to run out and a waiter to wake: short lease + slack + wake-up. */
     static Duration recipeTimeout(TckContext tck) {
         return tck.settings()

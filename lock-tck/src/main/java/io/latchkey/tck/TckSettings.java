@@ -15,6 +15,9 @@ import java.time.Duration;
  *       multi-lock) run. A backend runs them on its primary configuration; a variant that only changes the
  *       transport (TLS, a JDBC driver, a larger quorum) may turn them off to keep its build short, since the recipes
  *       use nothing but the lock contract the variant already proves.</li>
+ *   <li>{@code primitiveRules} (on): whether the read-write lock and semaphore groups run. A variant that changes only
+ *       the transport of a configuration that runs them (TLS, a JDBC driver, a larger quorum) may turn them off too:
+ *       the variant runs the same store scripts, and the lock groups prove its transport.</li>
  *   <li>{@code exclusionClients} (8: two threads per client, so both the store and the core's local queue are exercised), {@code exclusionThreads} (16), {@code exclusionRounds} (500).</li>
  * </ul>
  */
@@ -26,9 +29,11 @@ public final class TckSettings {
     private final int exclusionThreads;
     private final int exclusionRounds;
     private final boolean recipeRules;
+    private final boolean primitiveRules;
 
     private TckSettings(Builder b) {
         this.recipeRules = b.recipeRules;
+        this.primitiveRules = b.primitiveRules;
         this.shortLease = b.shortLease;
         this.slack = b.slack;
         this.wakeUp = b.wakeUp;
@@ -68,7 +73,8 @@ public final class TckSettings {
                 .exclusionClients(exclusionClients)
                 .exclusionThreads(exclusionThreads)
                 .exclusionRounds(exclusionRounds)
-                .recipeRules(recipeRules);
+                .recipeRules(recipeRules)
+                .primitiveRules(primitiveRules);
     }
 
     /**
@@ -78,6 +84,15 @@ public final class TckSettings {
      */
     public boolean recipeRules() {
         return recipeRules;
+    }
+
+    /**
+     * Whether the read-write lock and semaphore groups run on this configuration.
+     *
+     * @return whether they run
+     */
+    public boolean primitiveRules() {
+        return primitiveRules;
     }
 
     /**
@@ -138,7 +153,8 @@ public final class TckSettings {
     public String toString() {
         return "TckSettings[shortLease=" + shortLease + ", slack=" + slack + ", wakeUp=" + wakeUp + ", exclusion="
                 + exclusionThreads + " threads on " + exclusionClients + " clients x " + exclusionRounds + " rounds"
-                + (recipeRules ? "" : ", recipe rules off") + "]";
+                + (recipeRules ? "" : ", recipe rules off") + (primitiveRules ? "" : ", read-write and semaphore rules off")
+                + "]";
     }
 
     /** Builder; every setter checks its argument. */
@@ -150,6 +166,7 @@ public final class TckSettings {
         private int exclusionThreads = 16;
         private int exclusionRounds = 500;
         private boolean recipeRules = true;
+        private boolean primitiveRules = true;
 
         private Builder() {}
 
@@ -227,6 +244,17 @@ public final class TckSettings {
          */
         public Builder recipeRules(boolean on) {
             recipeRules = on;
+            return this;
+        }
+
+        /**
+         * Turns the read-write lock and semaphore groups on or off (see the class comment).
+         *
+         * @param on whether they run
+         * @return this builder
+         */
+        public Builder primitiveRules(boolean on) {
+            primitiveRules = on;
             return this;
         }
 

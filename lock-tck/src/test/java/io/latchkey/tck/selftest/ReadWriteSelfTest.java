@@ -22,6 +22,8 @@ import org.junit.platform.testkit.engine.Events;
  * control (the in-memory store's correct read-write locks behind the same decorator) passes every rule.
  */
 @DisplayName("TCK self test: the read-write rules catch deliberately broken read-write locks")
+// proves the TCK, not the JDK: CI runs it on one JDK only
+@org.junit.jupiter.api.Tag("self-test")
 class ReadWriteSelfTest {
     private static final String SHARE = "rw_readersShareAndExcludeWriters";
     private static final String REGISTER = "rw_exclusionUnderConcurrency";

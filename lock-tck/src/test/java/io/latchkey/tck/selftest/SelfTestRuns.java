@@ -55,13 +55,26 @@ final class SelfTestRuns {
 
     /** Runs the given rules of the TCK on one subject and returns the test events. */
     static Events run(Class<? extends Subject> subject, String... rules) {
+        return run(subject, false, rules);
+    }
+
+    /**
+     * As {@link #run(Class, String...)}, with the rules run concurrently (8 at a time) when {@code parallel}: for a
+     * subject whose rules all fail and whose every test instance has a store of its own, so that nothing is shared.
+     */
+    static Events run(Class<? extends Subject> subject, boolean parallel, String... rules) {
         MethodSelector[] selectors =
                 Arrays.stream(rules).map(r -> selectMethod(subject, r)).toArray(MethodSelector[]::new);
-        Events tests = EngineTestKit.engine("junit-jupiter")
+        EngineTestKit.Builder kit = EngineTestKit.engine("junit-jupiter")
                 .configurationParameter(FlawedSubjects.ENABLED_PARAMETER, "true")
-                .selectors(selectors)
-                .execute()
-                .testEvents();
+                .selectors(selectors);
+        if (parallel) {
+            kit.configurationParameter("junit.jupiter.execution.parallel.enabled", "true")
+                    .configurationParameter("junit.jupiter.execution.parallel.mode.default", "concurrent")
+                    .configurationParameter("junit.jupiter.execution.parallel.config.strategy", "fixed")
+                    .configurationParameter("junit.jupiter.execution.parallel.config.fixed.parallelism", "8");
+        }
+        Events tests = kit.execute().testEvents();
         assertThat(tests.started().stream().map(SelfTestRuns::ruleOf).toList())
                 .as("TCK rules started on %s (none skipped, none missing)", subject.getSimpleName())
                 .containsExactlyInAnyOrder(rules);

@@ -22,6 +22,8 @@ import org.junit.platform.testkit.engine.Events;
  * control (the in-memory store's correct semaphores behind the same decorator) passes every rule.
  */
 @DisplayName("TCK self test: the semaphore rules catch deliberately broken semaphores")
+// proves the TCK, not the JDK: CI runs it on one JDK only
+@org.junit.jupiter.api.Tag("self-test")
 class SemaphoreSelfTest {
     private static final String NEVER_OVER = "semaphore_neverGrantsMoreThanItsPermits";
     private static final String TOKENS = "semaphore_tokensRiseAcrossTheSemaphore";

@@ -27,6 +27,8 @@ import org.opentest4j.AssertionFailedError;
  * failure above is then due to its flaw, not to the scaffold.
  */
 @DisplayName("TCK self test: the TCK catches deliberately broken backends")
+// proves the TCK, not the JDK: CI runs it on one JDK only
+@org.junit.jupiter.api.Tag("self-test")
 class TckSelfTest {
     private static final String EXCLUSION = "exclusion_noOverlapAndNoLostUpdateUnderConcurrency";
     private static final String FENCING_ACROSS_RELEASES = "fencing_tokensIncreaseAcrossClientsAndReleases";
