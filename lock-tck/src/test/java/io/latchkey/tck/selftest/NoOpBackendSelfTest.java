@@ -67,7 +67,7 @@ class NoOpBackendSelfTest {
                 tests.succeeded().stream().map(SelfTestRuns::ruleOf).collect(Collectors.toCollection(TreeSet::new));
         Set<String> notApplicable =
                 tests.aborted().stream().map(SelfTestRuns::ruleOf).collect(Collectors.toCollection(TreeSet::new));
-        long applicable = rules.size() - notApplicable.size();
+        long applicable = (long) rules.size() - notApplicable.size();
         long failed = tests.failed().count();
         String summary = "FIGURE grants-everything fails " + failed + " of " + applicable + " applicable lock rules ("
                 + (100 * failed / applicable) + " %); passes " + passed + "; not applicable " + notApplicable;
