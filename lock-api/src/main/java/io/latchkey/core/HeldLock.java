@@ -178,6 +178,9 @@ final class HeldLock {
     // ---------------------------------------------------------------- the two ends: release and loss
 
     private boolean releaseInStore() {
+        if (watchdog.lostBeforeRelease()) {
+            return false; // reported lost, and given back in the background, as the timer would have
+        }
         stateLock.lock();
         try {
             if (state != ACTIVE) {

@@ -321,24 +321,61 @@ final class Watchdog {
                 reschedule();
                 return;
             }
-            // a backend's drift makes a capped grant end a little before maxHold itself, hence the flag
-            boolean maxHoldReached = endsAtMaxHold || now - maxHoldEndNanos >= -guardNanos;
-            if (!options.autoRenew() || maxHoldReached) {
-                lossReason = LockLoss.Reason.EXPIRED;
-                detail = maxHoldReached
-                        ? "max hold of " + options.maxHold().orElseThrow() + " reached"
-                        : "lease of " + options.lease() + " ran out (auto-renew is off)";
-            } else {
-                lossReason = LockLoss.Reason.RENEWAL_FAILED;
-                cause = lastRenewalFailure;
-                detail = cause == null
-                        ? "no renewal succeeded before the lease ran out"
-                        : "renewals failed until the lease ran out: " + describe(cause);
-            }
+            Loss loss = overdueLoss(now);
+            lossReason = loss.reason();
+            detail = loss.detail();
+            cause = loss.cause();
         } finally {
             held.stateLock.unlock();
         }
         held.markLost(lossReason, detail, cause);
+    }
+
+    /** Why a grant whose validity ran out is lost. */
+    private record Loss(LockLoss.Reason reason, String detail, @Nullable Throwable cause) {}
+
+    /** The loss of a grant whose validity ran out, as of {@code now}. Caller holds stateLock. */
+    private Loss overdueLoss(long now) {
+        // a backend's drift makes a capped grant end a little before maxHold itself, hence the flag
+        boolean maxHoldReached = endsAtMaxHold || now - maxHoldEndNanos >= -guardNanos;
+        if (!options.autoRenew() || maxHoldReached) {
+            return new Loss(
+                    LockLoss.Reason.EXPIRED,
+                    maxHoldReached
+                            ? "max hold of " + options.maxHold().orElseThrow() + " reached"
+                            : "lease of " + options.lease() + " ran out (auto-renew is off)",
+                    null);
+        }
+        Throwable cause = lastRenewalFailure;
+        return new Loss(
+                LockLoss.Reason.RENEWAL_FAILED,
+                cause == null
+                        ? "no renewal succeeded before the lease ran out"
+                        : "renewals failed until the lease ran out: " + describe(cause),
+                cause);
+    }
+
+    /**
+     * On a release: whether the validity had already run out and the grant was therefore reported lost instead. The
+     * timer reports that by itself, but a process that was paused (SIGSTOP, a long GC pause, a frozen VM) resumes
+     * with its timer overdue, and its owner may call release before the timer thread runs: the loss must be
+     * reported all the same, and the release must not claim a grant the store may have given to another.
+     */
+    boolean lostBeforeRelease() {
+        if (withinValidity()) {
+            return false;
+        }
+        Loss loss;
+        held.stateLock.lock();
+        try {
+            if (!held.isActive()) {
+                return false;
+            }
+            loss = overdueLoss(time.nanoTime());
+        } finally {
+            held.stateLock.unlock();
+        }
+        return held.markLost(loss.reason(), loss.detail() + " (found when the lock was released)", loss.cause());
     }
 
     /** A failure inside the watchdog: the grant cannot be kept or timed any more, so it ends now, with the cause. */

@@ -33,6 +33,7 @@ class EtcdThreeMemberClusterTckTest extends LockBackendTck {
     @Override
     protected TckSettings settings() {
         return EtcdTckSupport.settings().toBuilder().recipeRules(false)
+                .faultRules(false)
                 .primitiveRules(false).build();
     }
 

@@ -43,6 +43,7 @@ class EtcdTlsTckTest extends LockBackendTck {
     @Override
     protected TckSettings settings() {
         return EtcdTckSupport.settings().toBuilder().recipeRules(false)
+                .faultRules(false)
                 .primitiveRules(false).build();
     }
 

@@ -46,6 +46,8 @@ abstract class JdbcBackendTck extends LockBackendTck {
                 ? TckSettings.defaults()
                 : TckSettings.defaults().toBuilder()
                         .shortLease(Duration.ofSeconds(2))
+                        // a session-mode lock lives as long as its connection, and a SIGSTOPped process keeps it
+                        .pausedHolderKeepsItsLock(mode() == JdbcMode.SESSION)
                         .build();
     }
 

@@ -33,6 +33,7 @@ class MySqlUrlMariaDbDriverSessionTckTest extends JdbcBackendTck {
     @Override
     protected io.latchkey.tck.TckSettings settings() {
         return super.settings().toBuilder().recipeRules(false)
+                .faultRules(false)
                 .primitiveRules(false).build();
     }
 

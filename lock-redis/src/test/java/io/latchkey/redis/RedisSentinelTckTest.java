@@ -70,6 +70,15 @@ class RedisSentinelTckTest extends LockBackendTck {
         return RedisLockBackend.connect(group.uri());
     }
 
+    /**
+     * The process, clock and network fault rules run on the single node and on Redlock: this topology runs the same
+     * scripts through another client, and CI's 40 minutes do not fit every topology.
+     */
+    @Override
+    protected io.latchkey.tck.TckSettings settings() {
+        return io.latchkey.tck.TckSettings.defaults().toBuilder().faultRules(false).build();
+    }
+
     @Override
     protected Optional<ProcessBackend> processBackend() {
         return Optional.of(ProcessBackend.of(group.uri()));

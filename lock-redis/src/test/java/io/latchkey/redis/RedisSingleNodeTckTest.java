@@ -6,6 +6,7 @@ import io.latchkey.servers.ServerControl;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.tck.ProcessBackend;
 import java.util.Optional;
+import io.latchkey.tck.FaultProxies;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
 import org.junit.jupiter.api.AfterAll;
@@ -33,6 +34,13 @@ class RedisSingleNodeTckTest extends LockBackendTck {
     @Override
     protected LockBackend newBackend() {
         return RedisLockBackend.connect(RedisServers.uri(server));
+    }
+
+    @Override
+    protected Optional<LockBackend> newBackendThrough(FaultProxies proxies) {
+        var endpoint = server.endpoint();
+        return Optional.of(RedisLockBackend.connect(
+                "redis://127.0.0.1:" + proxies.route(endpoint.host(), endpoint.port())));
     }
 
     @Override

@@ -48,6 +48,7 @@ class RedisTlsTckTest extends LockBackendTck {
     protected io.latchkey.tck.TckSettings settings() {
         return io.latchkey.tck.TckSettings.defaults().toBuilder()
                 .recipeRules(false)
+                .faultRules(false)
                 .primitiveRules(false)
                 .build();
     }

@@ -27,6 +27,7 @@ class Redlock5TckTest extends RedlockTckBase {
     protected io.latchkey.tck.TckSettings settings() {
         return io.latchkey.tck.TckSettings.defaults().toBuilder()
                 .recipeRules(false)
+                .faultRules(false)
                 .primitiveRules(false)
                 .build();
     }

@@ -53,6 +53,7 @@ class RedlockTls3TckTest extends RedlockTckBase {
         return TckSettings.defaults().toBuilder()
                 .shortLease(Duration.ofSeconds(2))
                 .recipeRules(false)
+                .faultRules(false)
                 .primitiveRules(false) // they run on Redlock3TckTest: TLS changes the transport only
                 .build();
     }

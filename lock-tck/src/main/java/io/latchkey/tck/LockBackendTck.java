@@ -41,7 +41,11 @@ public abstract class LockBackendTck
                 MultiLockRules,
                 DistributionRules,
                 SemaphoreRules,
-                ReadWriteRules {
+                ReadWriteRules,
+                HistoryRules,
+                ProcessFaultRules,
+                NetworkFaultRules,
+                ClockFaultRules {
 
     private TckContext context;
 
@@ -80,10 +84,22 @@ public abstract class LockBackendTck
         return Optional.empty();
     }
 
+    /**
+     * A new backend (one client) on the same store whose every connection goes through the TCK's fault proxies: for
+     * each store endpoint, connect to {@code 127.0.0.1:proxies.route(host, port)} instead. Empty by default: the network
+     * fault rules are then skipped, with the reason.
+     *
+     * @param proxies the test's proxies
+     * @return the proxied backend, or empty to skip the network fault rules
+     */
+    protected Optional<LockBackend> newBackendThrough(FaultProxies proxies) {
+        return Optional.empty();
+    }
+
     @BeforeEach
     final void openTckContext(TestInfo info) {
         String test = info.getTestMethod().map(m -> m.getName()).orElse("test");
-        context = new TckContext(this::newBackend, settings(), faults(), processBackend(), test);
+        context = new TckContext(this::newBackend, settings(), faults(), processBackend(), this::newBackendThrough, test);
     }
 
     @AfterEach

@@ -36,10 +36,23 @@ final class Tck {
      * {@code otherwise} (what went wrong) rather than Awaitility's timeout.
      */
     static void staysTrue(Duration during, java.util.concurrent.Callable<Boolean> condition, String otherwise) {
-        try {
-            await(during.plusSeconds(5)).during(during).until(condition);
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError(otherwise, e);
+        // polled by hand rather than with Awaitility's during(): that one keeps polling until its atMost after the
+        // condition turned false, and a rule must fail as soon as it knows
+        long end = System.nanoTime() + during.toNanos();
+        while (true) {
+            boolean holds;
+            try {
+                holds = condition.call();
+            } catch (Exception e) {
+                throw new AssertionError(otherwise + " (the check itself failed)", e);
+            }
+            if (!holds) {
+                throw new AssertionError(otherwise);
+            }
+            if (System.nanoTime() - end >= 0) {
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5));
         }
     }
 
@@ -152,6 +165,14 @@ final class Tck {
     }
 
     /** Skips a read-write or semaphore rule on a configuration that turned them off ({@link TckSettings#primitiveRules()}). */
+    /** Skips a process, clock or network fault rule on a configuration that turned them off. */
+    static void assumeFaultRules(TckContext tck) {
+        Assumptions.assumeTrue(
+                tck.settings().faultRules(),
+                "the process, clock and network fault rules are off on this configuration (TckSettings.faultRules):"
+                        + " its backend runs them on its primary configuration");
+    }
+
     static void assumePrimitiveRules(TckContext tck) {
         Assumptions.assumeTrue(
                 tck.settings().primitiveRules(),

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -34,14 +35,18 @@ public final class TckContext implements AutoCloseable {
     private final IdentityHashMap<LockClient, CrashableBackend> backends = new IdentityHashMap<>();
     private final java.util.concurrent.locks.ReentrantLock openedLock = new java.util.concurrent.locks.ReentrantLock();
     private Set<Capability> capabilities;
+    private final java.util.function.Function<FaultProxies, Optional<LockBackend>> proxiedFactory;
+    private FaultProxies proxies; // guarded by openedLock; closed after every client
 
     TckContext(
             Supplier<LockBackend> factory,
             TckSettings settings,
             TckFaults faults,
             Optional<ProcessBackend> processBackend,
+            java.util.function.Function<FaultProxies, Optional<LockBackend>> proxiedFactory,
             String testName) {
         this.factory = factory;
+        this.proxiedFactory = proxiedFactory;
         this.settings = settings;
         this.faults = faults;
         this.processBackend = processBackend;
@@ -65,6 +70,46 @@ public final class TckContext implements AutoCloseable {
             openedLock.unlock();
         }
         return client;
+    }
+
+    /**
+     * A new client whose every connection to the store goes through this test's fault proxies (see
+     * {@link #proxies()}); skips the rule when the backend's TCK supplies no
+     * {@link LockBackendTck#newBackendThrough(FaultProxies)}.
+     *
+     * @return the client, closed at the end of the test
+     */
+    public LockClient newProxiedClient() {
+        LockBackend backend = proxiedFactory.apply(proxies()).orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                backend != null,
+                "this backend's TCK supplies no newBackendThrough(FaultProxies): the network fault rules need a client"
+                        + " whose connections go through the TCK's fault proxy");
+        LockClient client = Latchkey.client(backend, "tck-proxied");
+        openedLock.lock();
+        try {
+            opened.add(client);
+        } finally {
+            openedLock.unlock();
+        }
+        return client;
+    }
+
+    /**
+     * This test's fault proxies (created on first use).
+     *
+     * @return the proxies
+     */
+    public FaultProxies proxies() {
+        openedLock.lock();
+        try {
+            if (proxies == null) {
+                proxies = new FaultProxies();
+            }
+            return proxies;
+        } finally {
+            openedLock.unlock();
+        }
     }
 
     /**
@@ -147,12 +192,25 @@ public final class TckContext implements AutoCloseable {
      * @return the running child
      */
     public TckProcess startProcess(Class<?> main, String... args) {
+        return startProcess(Map.of(), main, args);
+    }
+
+    /**
+     * As {@link #startProcess(Class, String...)}, with more variables in the child's environment (libfaketime's,
+     * for the clock rules).
+     *
+     * @param env the extra environment
+     * @param main the child's main class, on the test's class path
+     * @param args its arguments
+     * @return the running child
+     */
+    public TckProcess startProcess(Map<String, String> env, Class<?> main, String... args) {
         ProcessBackend target = processBackend.orElse(null);
         org.junit.jupiter.api.Assumptions.assumeTrue(
                 target != null,
                 "this backend's TCK supplies no processBackend(): the rules that run instances in separate JVMs"
                         + " need the URI a child JVM connects with");
-        TckProcess process = TckProcess.start(target, main, List.of(args));
+        TckProcess process = TckProcess.start(target, main, List.of(args), env);
         openedLock.lock();
         try {
             opened.add(process);
@@ -245,6 +303,10 @@ public final class TckContext implements AutoCloseable {
         try {
             all = new ArrayList<>(recipes);
             all.addAll(opened);
+            if (proxies != null) {
+                all.add(proxies); // last: a proxied client releases through its proxy
+                proxies = null;
+            }
             recipes.clear();
             opened.clear();
             backends.clear();

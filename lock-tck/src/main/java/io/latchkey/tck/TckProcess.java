@@ -49,6 +49,11 @@ public final class TckProcess implements AutoCloseable {
 
     /** Starts {@code main} in a new JVM on this JVM's class path, connected to {@code backend}. */
     static TckProcess start(ProcessBackend backend, Class<?> main, List<String> args) {
+        return start(backend, main, args, Map.of());
+    }
+
+    /** As {@link #start(ProcessBackend, Class, List)}, with more environment (libfaketime's, for the clock rules). */
+    static TckProcess start(ProcessBackend backend, Class<?> main, List<String> args, Map<String, String> env) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
@@ -60,6 +65,7 @@ public final class TckProcess implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().put(URI_ENV, backend.uri());
         builder.environment().put(SETTINGS_ENV, encode(backend.settings()));
+        builder.environment().putAll(env);
         try {
             return new TckProcess(main.getSimpleName() + " " + String.join(" ", args), builder.start());
         } catch (IOException e) {
@@ -151,6 +157,52 @@ public final class TckProcess implements AutoCloseable {
         }
     }
 
+    /** SIGSTOP: the child stops where it is (as in a long GC pause or a frozen VM), keeping its connections. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** SIGCONT: a paused child runs on from where it stopped. */
+    public void resume() {
+        signal("CONT");
+    }
+
+    /**
+     * The child's threads, for a failure message: SIGQUIT makes a JVM print a thread dump on its stdout.
+     *
+     * @return the dump (at most a few thousand characters), or what was printed if it did not come within 5 s
+     */
+    public String threadDump() {
+        int from = lines().size();
+        signal("QUIT");
+        try {
+            awaitLine(l -> l.startsWith("JNI global refs") || l.contains("Heap"), "the end of a thread dump",
+                    Duration.ofSeconds(5));
+        } catch (AssertionError notComplete) {
+            // what came is still worth showing
+        }
+        List<String> all = lines();
+        String dump = String.join("\n", all.subList(Math.min(from, all.size()), all.size()));
+        return dump.length() > 12_000 ? dump.substring(0, 12_000) + "..." : dump;
+    }
+
+    private void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                    .redirectErrorStream(true)
+                    .start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new AssertionError("kill -" + signal + " " + process.pid() + " failed: "
+                        + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("could not run kill -" + signal + " for " + label, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while sending SIG" + signal, e);
+        }
+    }
+
     /** SIGKILL: the child stops at once, releasing nothing, closing no session. Waits until it is gone. */
     public void kill() {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -167,6 +219,7 @@ public final class TckProcess implements AutoCloseable {
     @Override
     public void close() {
         if (process.isAlive()) {
+            resume(); // a paused child would not read its closed stdin; SIGKILL works either way, this is for its pipes
             kill();
         }
     }

@@ -18,6 +18,11 @@ import java.time.Duration;
  *   <li>{@code primitiveRules} (on): whether the read-write lock and semaphore groups run. A variant that changes only
  *       the transport of a configuration that runs them (TLS, a JDBC driver, a larger quorum) may turn them off too:
  *       the variant runs the same store scripts, and the lock groups prove its transport.</li>
+ *   <li>{@code faultRules} (on): whether the process, clock and network fault groups and the history rule run (child
+ *       JVMs, libfaketime, a fault proxy; about 20 s per configuration). A transport variant may turn them off as it does the recipes.</li>
+ *   <li>{@code pausedHolderKeepsItsLock} (off): a store whose grant lives as long as the holder's connection keeps a
+ *       SIGSTOPped holder's lock; see {@link #pausedHolderKeepsItsLock()}.</li>
+ *   <li>{@code historyDuration} (3 s): the multi-name history rule's run; the {@code soak} profile makes it 60 s.</li>
  *   <li>{@code exclusionClients} (8: two threads per client, so both the store and the core's local queue are exercised), {@code exclusionThreads} (16), {@code exclusionRounds} (500).</li>
  * </ul>
  */
@@ -30,6 +35,9 @@ public final class TckSettings {
     private final int exclusionRounds;
     private final boolean recipeRules;
     private final boolean primitiveRules;
+    private final boolean pausedHolderKeepsItsLock;
+    private final boolean faultRules;
+    private final Duration historyDuration;
 
     private TckSettings(Builder b) {
         this.recipeRules = b.recipeRules;
@@ -40,6 +48,9 @@ public final class TckSettings {
         this.exclusionClients = b.exclusionClients;
         this.exclusionThreads = b.exclusionThreads;
         this.exclusionRounds = b.exclusionRounds;
+        this.pausedHolderKeepsItsLock = b.pausedHolderKeepsItsLock;
+        this.faultRules = b.faultRules;
+        this.historyDuration = b.historyDuration;
     }
 
     /**
@@ -74,7 +85,10 @@ public final class TckSettings {
                 .exclusionThreads(exclusionThreads)
                 .exclusionRounds(exclusionRounds)
                 .recipeRules(recipeRules)
-                .primitiveRules(primitiveRules);
+                .primitiveRules(primitiveRules)
+                .pausedHolderKeepsItsLock(pausedHolderKeepsItsLock)
+                .faultRules(faultRules)
+                .historyDuration(historyDuration);
     }
 
     /**
@@ -149,11 +163,46 @@ public final class TckSettings {
         return exclusionRounds;
     }
 
+    /**
+     * Whether the process, clock and network fault groups run on this configuration.
+     *
+     * @return whether they run
+     */
+    public boolean faultRules() {
+        return faultRules;
+    }
+
+    /**
+     * Whether a paused holder keeps its lock however long it is paused: true for a store whose grant lives exactly
+     * as long as the holder's connection (a JDBC session-mode lock), where a SIGSTOPped process keeps its socket and
+     * so its lock. The pause rule then checks that nobody else is granted the lock meanwhile, instead of expecting
+     * another process to take it.
+     *
+     * @return whether a paused holder keeps its lock
+     */
+    public boolean pausedHolderKeepsItsLock() {
+        return pausedHolderKeepsItsLock;
+    }
+
+    /**
+     * How long the multi-name history rule runs (16 threads on 4 clients over 10 names). The system property
+     * {@value #HISTORY_PROPERTY} overrides it (the {@code soak} build profile sets 60s).
+     *
+     * @return the history rule's duration
+     */
+    public Duration historyDuration() {
+        String override = System.getProperty(HISTORY_PROPERTY);
+        return override == null || override.isBlank() ? historyDuration : Duration.parse("PT" + override.trim());
+    }
+
+    /** The system property that overrides {@link #historyDuration()}, as {@code 60s} or {@code 10m}. */
+    public static final String HISTORY_PROPERTY = "latchkey.tck.history";
+
     @Override
     public String toString() {
         return "TckSettings[shortLease=" + shortLease + ", slack=" + slack + ", wakeUp=" + wakeUp + ", exclusion="
                 + exclusionThreads + " threads on " + exclusionClients + " clients x " + exclusionRounds + " rounds"
-                + (recipeRules ? "" : ", recipe rules off") + (primitiveRules ? "" : ", read-write and semaphore rules off")
+                + (recipeRules ? "" : ", recipe rules off") + (faultRules ? "" : ", fault rules off") + (primitiveRules ? "" : ", read-write and semaphore rules off")
                 + "]";
     }
 
@@ -167,8 +216,45 @@ public final class TckSettings {
         private int exclusionRounds = 500;
         private boolean recipeRules = true;
         private boolean primitiveRules = true;
+        private boolean pausedHolderKeepsItsLock;
+        private boolean faultRules = true;
+        private Duration historyDuration = Duration.ofSeconds(3);
 
         private Builder() {}
+
+        /**
+         * Turns the process, clock and network fault groups on or off (see the class comment).
+         *
+         * @param on whether they run
+         * @return this builder
+         */
+        public Builder faultRules(boolean on) {
+            faultRules = on;
+            return this;
+        }
+
+        /**
+         * Says that a paused holder keeps its lock however long it is paused (see
+         * {@link TckSettings#pausedHolderKeepsItsLock()}).
+         *
+         * @param keeps whether it keeps it
+         * @return this builder
+         */
+        public Builder pausedHolderKeepsItsLock(boolean keeps) {
+            pausedHolderKeepsItsLock = keeps;
+            return this;
+        }
+
+        /**
+         * Sets how long the multi-name history rule runs.
+         *
+         * @param d the duration
+         * @return this builder
+         */
+        public Builder historyDuration(Duration d) {
+            historyDuration = positive(d, "historyDuration");
+            return this;
+        }
 
         /**
          * Sets the lease of tests that wait for expiry.

@@ -25,6 +25,7 @@ class ZooKeeperEnsembleTckTest extends ZooKeeperTckBase {
     @Override
     protected io.latchkey.tck.TckSettings settings() {
         return super.settings().toBuilder().recipeRules(false)
+                .faultRules(false)
                 .primitiveRules(false).build();
     }
 

@@ -88,7 +88,19 @@ enum Flaw {
     /** renew answers "renewed" and leaves the store's expiry where it was. */
     RENEW_DOES_NOT_EXTEND,
     /** The store key is the name cut to 200 characters: long names that differ at the end are one lock. */
-    NAME_TRUNCATED;
+    NAME_TRUNCATED,
+    /**
+     * renew answers "renewed" for the full lease and keeps the grant for half of it: a holder paused after a renewal
+     * still believes it holds the lock when the store gives it to another (the process rules' safe window).
+     */
+    RENEW_SHORTENS_THE_LEASE,
+    /**
+     * A remote client sends the expiry as a time on its own wall clock (as an SQL backend that writes
+     * {@code expires_at = now_on_the_client + lease} would), and the store compares it with its own: a client whose
+     * wall clock is an hour ahead holds for an hour, one an hour behind holds for nothing (the clock rules). Only the
+     * child JVMs' RemoteStoreBackend has it; the test's own clients share the store's clock.
+     */
+    EXPIRY_FROM_CLIENT_WALL_CLOCK;
 
     private final boolean waitsInTheStore;
 

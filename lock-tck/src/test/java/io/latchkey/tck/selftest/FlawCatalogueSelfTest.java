@@ -37,6 +37,8 @@ class FlawCatalogueSelfTest {
 
     private static final Duration LEASE_PLUS_SLACK = Duration.ofSeconds(3);
     private static final Duration WAKE_UP = Duration.ofSeconds(2);
+    /** A child JVM's start and first acquisition, part of the time of the rules that start one. */
+    private static final Duration CHILD_JVM = Duration.ofSeconds(3);
 
     /** One flaw, the rules meant to catch it, a phrase each failure must contain, and the bound the rules state. */
     record Entry(Flaw flaw, List<String> rules, String says, Duration bound) {
@@ -161,7 +163,25 @@ class FlawCatalogueSelfTest {
                         Flaw.NAME_TRUNCATED,
                         "validation_hostileValidNamesWorkAndStayDistinct",
                         "map to the same lock",
-                        AT_ONCE));
+                        AT_ONCE),
+                // the process and clock rules: a child JVM holds the lock (its start, 1-3 s here, is in the time)
+                new Entry(
+                        Flaw.LEASE_NEVER_EXPIRES,
+                        List.of(
+                                "process_killedHolderFreesTheLockWithinItsLeasePlusSlack",
+                                "process_pausedHolderSeesItsLossBeforeItWritesAgain"),
+                        "LockBackend.tryAcquire kept answering busy",
+                        LEASE_PLUS_SLACK.plus(CHILD_JVM)),
+                new Entry(
+                        Flaw.RENEW_SHORTENS_THE_LEASE,
+                        "process_pausedHolderSeesItsLossBeforeItWritesAgain",
+                        "before the paused holder's last reported validity ended",
+                        LEASE_PLUS_SLACK.plus(CHILD_JVM)),
+                new Entry(
+                        Flaw.EXPIRY_FROM_CLIENT_WALL_CLOCK,
+                        "clock_wallClockStepsOfAnHourEitherWayDoNotMoveTheLease",
+                        "did not keep its renewed lock",
+                        LEASE_PLUS_SLACK.plus(CHILD_JVM)));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -217,8 +237,7 @@ class FlawCatalogueSelfTest {
                 Flaw.GRANTS_EVERYTHING,
                 Flaw.NO_EXCLUSION_UNDER_RACE, // v1's flaws: TckSelfTest
                 Flaw.TOKEN_NOT_INCREASING,
-                Flaw.RELEASE_DELETES_OTHER_OWNERS_GRANT,
-                Flaw.LEASE_NEVER_EXPIRES,
+                Flaw.RELEASE_DELETES_OTHER_OWNERS_GRANT, // LEASE_NEVER_EXPIRES is also here, for the process rules
                 Flaw.LOSS_NEVER_REPORTED,
                 Flaw.BAD_NAME_CORRUPTS_ANOTHER_LOCK));
         assertThat(listed).isEqualTo(expected);

@@ -197,7 +197,9 @@ final class FlawedStore {
             // FLAW RENEW_REVIVES_EXPIRED: an expired grant that no one took since is renewed
             boolean live = s != null && (s.isHeld(now) || (flaw == Flaw.RENEW_REVIVES_EXPIRED && s.owner != null));
             if (live && (flaw == Flaw.RELEASE_DELETES_OTHER_OWNERS_GRANT || s.holds(grant))) {
-                if (flaw != Flaw.RENEW_DOES_NOT_EXTEND) { // FLAW RENEW_DOES_NOT_EXTEND: says renewed, changes nothing
+                if (flaw == Flaw.RENEW_SHORTENS_THE_LEASE) { // FLAW: keeps a renewal for half the lease it reports
+                    s.expiresAt = now + storedLease(lease) / 2;
+                } else if (flaw != Flaw.RENEW_DOES_NOT_EXTEND) { // FLAW RENEW_DOES_NOT_EXTEND: says renewed, changes nothing
                     s.expiresAt = now + storedLease(lease);
                 }
                 if (flaw == Flaw.VALID_UNTIL_FROM_REPLY) { // FLAW: counted from the reply's arrival

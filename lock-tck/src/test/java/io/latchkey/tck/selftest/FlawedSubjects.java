@@ -42,6 +42,7 @@ final class FlawedSubjects {
     /** A TCK subclass on a FlawedStore with the given flaw. */
     @ExtendWith(OnlyInsideSelfTest.class)
     abstract static class Subject extends LockBackendTck {
+        private final Flaw flaw;
         private final FlawedStore store;
         private final @Nullable StoreServer server;
 
@@ -51,13 +52,19 @@ final class FlawedSubjects {
 
         /** With {@code servingChildJvms}, the store is also served on loopback, for the rules that start child JVMs. */
         Subject(Flaw flaw, boolean servingChildJvms) {
+            this.flaw = flaw;
             this.store = new FlawedStore(flaw);
             this.server = servingChildJvms ? new StoreServer(store) : null;
         }
 
         @Override
         protected Optional<ProcessBackend> processBackend() {
-            return Optional.ofNullable(server).map(s -> ProcessBackend.of(s.uri()));
+            return Optional.ofNullable(server)
+                    .map(s -> new ProcessBackend(
+                            s.uri(),
+                            flaw == Flaw.EXPIRY_FROM_CLIENT_WALL_CLOCK
+                                    ? java.util.Map.of(RemoteStoreProvider.WALL_CLOCK_EXPIRY, "true")
+                                    : java.util.Map.of()));
         }
 
         @Override
@@ -145,10 +152,13 @@ final class FlawedSubjects {
         }
     }
 
-    /** The subject of the flaw catalogue: its flaw is the one {@link SelfTestRuns#run(Flaw, String...)} launches. */
+    /**
+     * The subject of the flaw catalogue: its flaw is the one {@link SelfTestRuns#run(Flaw, String...)} launches. Also
+     * served to child JVMs, for the process and clock rules.
+     */
     static final class Catalogued extends Subject {
         Catalogued() {
-            super(SelfTestRuns.flawUnderTest());
+            super(SelfTestRuns.flawUnderTest(), true);
         }
     }
 

@@ -4,6 +4,10 @@ import static io.latchkey.tck.selftest.SelfTestRuns.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.tck.CapabilityRules;
+import io.latchkey.tck.ClockFaultRules;
+import io.latchkey.tck.HistoryRules;
+import io.latchkey.tck.NetworkFaultRules;
+import io.latchkey.tck.ProcessFaultRules;
 import io.latchkey.tck.ExclusionRules;
 import io.latchkey.tck.FencingRules;
 import io.latchkey.tck.IdempotencyRules;
@@ -54,7 +58,11 @@ class NoOpBackendSelfTest {
                         IdempotencyRules.class,
                         InspectionRules.class,
                         ValidationRules.class,
-                        CapabilityRules.class)
+                        CapabilityRules.class,
+                        HistoryRules.class,
+                        ProcessFaultRules.class,
+                        ClockFaultRules.class,
+                        NetworkFaultRules.class)
                 .flatMap(c -> Arrays.stream(c.getDeclaredMethods()))
                 .filter(m -> m.isAnnotationPresent(Test.class))
                 .map(Method::getName)

@@ -49,9 +49,19 @@ final class RemoteStoreBackend implements LockBackend {
     private BufferedReader in; // guarded by io
     private Writer out; // guarded by io
 
-    RemoteStoreBackend(String host, int port) {
+    private final boolean wallClockExpiry;
+
+    RemoteStoreBackend(String host, int port, boolean wallClockExpiry) {
         this.host = host;
         this.port = port;
+        this.wallClockExpiry = wallClockExpiry;
+    }
+
+    /** The lease as sent: nanoseconds, or (flaw EXPIRY_FROM_CLIENT_WALL_CLOCK) an expiry on this JVM's wall clock. */
+    private String leaseField(Duration lease) {
+        return wallClockExpiry
+                ? "@" + (System.currentTimeMillis() + lease.toMillis()) // FLAW: the client's wall clock in the store
+                : Long.toString(lease.toNanos());
     }
 
     @Override
@@ -68,7 +78,7 @@ final class RemoteStoreBackend implements LockBackend {
     public AcquireResult tryAcquire(AcquireRequest r) {
         long start = System.nanoTime();
         String[] reply =
-                call(r.name(), "ACQ", enc(r.name()), enc(r.owner()), r.lease().toNanos(), r.fairness());
+                call(r.name(), "ACQ", enc(r.name()), enc(r.owner()), leaseField(r.lease()), r.fairness());
         if (reply[0].equals("GRANT")) {
             return new Grant(
                     r.name(),
@@ -86,7 +96,7 @@ final class RemoteStoreBackend implements LockBackend {
     @Override
     public RenewResult renew(Grant g, Duration lease) {
         long start = System.nanoTime();
-        String[] reply = call(g.name(), "RENEW", enc(g.name()), enc(g.owner()), g.fencingToken(), lease.toNanos());
+        String[] reply = call(g.name(), "RENEW", enc(g.name()), enc(g.owner()), g.fencingToken(), leaseField(lease));
         if (reply[0].equals("RENEWED")) {
             return RenewResult.renewed(start + lease.toNanos());
         }

@@ -32,13 +32,14 @@ import java.util.stream.Collectors;
  * the child connects with the URI flawed-tcp://127.0.0.1:<port> through RemoteStoreBackend.
  *
  * The protocol is one request line, one reply line; fields are URL-encoded and separated by single spaces:
- *   ACQ name owner leaseNanos fairness      -> GRANT token | BUSY holder|- holderToken retryAfterNanos|-
- *   RENEW name owner token leaseNanos       -> RENEWED | NOTHELD reason|-
+ *   ACQ name owner lease fairness            -> GRANT token | BUSY holder|- holderToken retryAfterNanos|-
+ *   RENEW name owner token lease            -> RENEWED | NOTHELD reason|-
  *   REL name owner token                    -> true | false
  *   FORCE name                              -> true | false
  *   INSPECT name                            -> INFOS [name owner token acquiredMs|- expiresMs|-]
  *   LIST prefix                             -> INFOS [name owner token acquiredMs|- expiresMs|-]...
- * and DOWN while the store is in an outage. Times the client needs (validity) it counts itself from before it
+ * and DOWN while the store is in an outage. A lease is nanoseconds, or with the flaw EXPIRY_FROM_CLIENT_WALL_CLOCK
+ * "@" and the client's wall-clock expiry in epoch millis. Times the client needs (validity) it counts itself from before it
  * sent the request, so no clock crosses the wire.
  *
  * Concurrency: one daemon thread accepts, one per connection answers; the store does its own locking.
@@ -106,7 +107,7 @@ final class StoreServer implements AutoCloseable {
             case "ACQ": {
                 AcquireResult r = store.tryAcquire(
                         new AcquireRequest(
-                                dec(f[1]), dec(f[2]), Duration.ofNanos(Long.parseLong(f[3])), Fairness.valueOf(f[4])),
+                                dec(f[1]), dec(f[2]), lease(f[3]), Fairness.valueOf(f[4])),
                         client);
                 if (r instanceof Grant g) {
                     return "GRANT " + g.fencingToken();
@@ -119,7 +120,7 @@ final class StoreServer implements AutoCloseable {
                                         : Long.toString(b.retryAfter().toNanos()));
             }
             case "RENEW": {
-                RenewResult r = store.renew(grant(f), Duration.ofNanos(Long.parseLong(f[4])));
+                RenewResult r = store.renew(grant(f), lease(f[4]));
                 return r.held()
                         ? "RENEWED"
                         : "NOTHELD "
@@ -136,6 +137,17 @@ final class StoreServer implements AutoCloseable {
             default:
                 return "ERR unknown request " + f[0];
         }
+    }
+
+    /**
+     * A lease as nanoseconds, or (flaw EXPIRY_FROM_CLIENT_WALL_CLOCK) as {@code @} and an expiry in epoch millis on the
+     * client's wall clock, which this store turns into a lease with its own wall clock.
+     */
+    private static Duration lease(String field) {
+        if (field.startsWith("@")) {
+            return Duration.ofMillis(Math.max(1, Long.parseLong(field.substring(1)) - System.currentTimeMillis()));
+        }
+        return Duration.ofNanos(Long.parseLong(field));
     }
 
     private static Grant grant(String[] f) {
