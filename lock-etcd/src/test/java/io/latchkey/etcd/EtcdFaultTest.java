@@ -18,12 +18,12 @@ import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
 import io.latchkey.RetryStrategy;
 import io.latchkey.etcd.fixtures.EtcdCluster;
-import io.latchkey.etcd.fixtures.FreezingProxy;
 import io.latchkey.servers.ServerProcess;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
 import io.latchkey.spi.Grant;
+import io.latchkey.tck.faults.FaultProxy;
 import io.latchkey.tck.LockHistory;
 import io.latchkey.tck.LostUpdateRegister;
 import io.latchkey.tck.OverlapDetector;
@@ -193,7 +193,7 @@ class EtcdFaultTest {
         LockClient third = client(Duration.ofSeconds(10));
         // the waiter reaches etcd only through a proxy that can freeze its traffic; a 2 s lease; a request
         // timeout long enough that a re-read sent while frozen is answered after the thaw; no periodic re-read
-        FreezingProxy proxy = FreezingProxy.to(etcd.hostPorts().get(0));
+        FaultProxy proxy = FaultProxy.to(etcd.hostPorts().get(0));
         opened.add(proxy);
         EtcdLockBackend waiterBackend = EtcdLockBackend.connect(
                 "etcd://" + proxy.hostPort(), Map.of("leaseTtl", "2s", "requestTimeout", "10s", "waitRecheck", "60s"));
@@ -223,7 +223,7 @@ class EtcdFaultTest {
         h.release(); // the waiter's predecessor goes: in 11456 the waiter then saw no lower key and took the lock
         LockHandle other = third.lock(name).tryAcquire().orElseThrow(); // the lock is free for others
         LockHistory.Entry otherEntry = history.granted(other);
-        proxy.thaw(); // the waiter's frozen requests and events now arrive: its key is gone
+        proxy.heal(); // the waiter's frozen requests and events now arrive: its key is gone
 
         // it queues again, on a new lease, behind the third client, and is not granted while that one holds
         await().atMost(Duration.ofSeconds(20)).until(() -> waiting.isDone() || contenders(name) == 2);

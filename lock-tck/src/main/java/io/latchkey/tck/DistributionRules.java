@@ -3,7 +3,6 @@ package io.latchkey.tck;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.latchkey.Capability;
 import io.latchkey.LockClient;
 import io.latchkey.LockOptions;
 import io.latchkey.recipes.ItemWorker;
@@ -274,7 +273,7 @@ public interface DistributionRules extends TckRules {
         child.kill();
         long killedAt = System.nanoTime();
         Duration bound = timeout()
-                .plus(tck().capabilities().contains(Capability.SESSION_BOUND) ? Duration.ofSeconds(10) : Duration.ZERO);
+                .plus(ProcessFaultBounds.sessionAllowance(tck()));
         awaitSpread(List.of(survivor), 8, 8, bound, () -> "the killed child held " + childItems);
         Tck.figure(
                 "FIGURE distribution takeover after SIGKILL on {}: {} items in {} ms (lease {} ms)",

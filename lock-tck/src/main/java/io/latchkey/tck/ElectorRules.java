@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.latchkey.Capability;
 import io.latchkey.LockClient;
 import io.latchkey.LockOptions;
 import io.latchkey.recipes.ElectionListener;
@@ -323,7 +322,7 @@ public interface ElectorRules extends TckRules {
                 .plus(options.renewInterval())
                 .plus(tck().settings().slack())
                 .plus(tck().settings().wakeUp())
-                .plus(tck().capabilities().contains(Capability.SESSION_BOUND) ? Duration.ofSeconds(10) : Duration.ZERO);
+                .plus(ProcessFaultBounds.sessionAllowance(tck()));
         Term term = survivor.awaitLeadership(bound)
                 .orElseThrow(() -> new AssertionError("no new leader within " + bound + " of the leader's SIGKILL"));
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);

@@ -314,7 +314,7 @@ public interface ExclusiveTaskRules extends TckRules {
         Duration bound = options.lease()
                 .plus(retry)
                 .plus(tck().settings().slack())
-                .plus(tck().capabilities().contains(Capability.SESSION_BOUND) ? Duration.ofSeconds(10) : Duration.ZERO);
+                .plus(ProcessFaultBounds.sessionAllowance(tck()));
         long token = took.get(bound.toMillis(), TimeUnit.MILLISECONDS);
         assertTrue(token > childToken, () -> "token " + token + " after the killed runner's " + childToken);
     }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.latchkey.Capability;
 import io.latchkey.LockClient;
 import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
@@ -284,7 +283,7 @@ public interface MultiLockRules extends TckRules {
         child.kill();
         Duration bound = options.lease()
                 .plus(tck().settings().slack())
-                .plus(tck().capabilities().contains(Capability.SESSION_BOUND) ? Duration.ofSeconds(10) : Duration.ZERO);
+                .plus(ProcessFaultBounds.sessionAllowance(tck()));
         MultiLockHandle taken =
                 newMultiLock(survivor, names, LockOptions.defaults()).acquire(bound);
         for (String name : names) {

@@ -92,9 +92,14 @@ final class Tck {
     }
 
     static LockHandle mustAcquire(DistributedLock lock, Duration wait) {
+        return mustAcquire(lock, wait, () -> "expected to acquire lock '" + lock.name() + "' within " + wait);
+    }
+
+    /** As {@link #mustAcquire(DistributedLock, Duration)}, failing with {@code otherwise} (what the store did not do). */
+    static LockHandle mustAcquire(DistributedLock lock, Duration wait, java.util.function.Supplier<String> otherwise) {
         try {
             Optional<LockHandle> h = lock.tryAcquire(wait);
-            assertTrue(h.isPresent(), () -> "expected to acquire lock '" + lock.name() + "' within " + wait);
+            assertTrue(h.isPresent(), otherwise);
             return h.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -20,15 +21,21 @@ import java.util.concurrent.locks.LockSupport;
  * - lose replies: requests reach the store, the store's answers never come back (the grant was made, the client
  *   never heard), the connection stays open and silent;
  * - black hole: nothing passes either way, connections stay open (a partition, a dead switch: no RST);
+ * - freeze: nothing passes either way and nothing is dropped: chunks wait in the relay (and the kernel's buffers) and
+ *   go on, in order, when it heals (a partition that heals, a stalled machine), so a framed protocol stays intact;
  * - cut: every connection is closed and new ones are closed at once (the endpoint is unreachable).
- * heal() closes every connection, whose byte stream a dropped chunk has broken, and passes again; clients
- * reconnect as they would after a real fault.
+ * heal() passes again; after lost replies or a black hole it also closes every connection, whose byte stream a
+ * dropped chunk has broken, and clients reconnect as they would after a real fault.
  *
  * Concurrency: one daemon thread accepts; each connection has two pump threads, one per direction, that read a
- * chunk, look at the volatile mode and forward, delay or drop it. Connections live in a concurrent set so that
+ * chunk, look at the volatile mode and forward, delay, hold or drop it. A held chunk waits on the `thawed` latch that
+ * freeze() installs and heal() opens. Connections live in a concurrent set so that
  * heal() and cut() can close them from the test's thread; a pump that finds its socket closed ends.
  */
-/** A TCP relay between a store's clients and one endpoint that can add latency, lose replies, black-hole or cut. */
+/**
+ * A TCP relay between a store's clients and one endpoint that can add latency, lose replies, black-hole, freeze or
+ * cut.
+ */
 public final class FaultProxy implements AutoCloseable {
     /** What the relay does to the bytes it carries. */
     public enum Mode {
@@ -40,6 +47,8 @@ public final class FaultProxy implements AutoCloseable {
         LOSE_REPLIES,
         /** Drops everything, keeps connections open. */
         BLACK_HOLE,
+        /** Holds everything until healed, keeps connections open, drops nothing. */
+        FROZEN,
         /** Closes every connection, refuses new ones. */
         CUT
     }
@@ -49,6 +58,7 @@ public final class FaultProxy implements AutoCloseable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile Mode mode = Mode.PASS;
     private volatile long latencyNanos;
+    private volatile CountDownLatch thawed = new CountDownLatch(0);
 
     private FaultProxy(InetSocketAddress target) {
         this.target = target;
@@ -69,6 +79,29 @@ public final class FaultProxy implements AutoCloseable {
      */
     public static FaultProxy to(String host, int port) {
         return new FaultProxy(new InetSocketAddress(host, port));
+    }
+
+    /**
+     * A relay to {@code host:port} given as one string.
+     *
+     * @param hostPort the endpoint, {@code host:port}
+     * @return the running relay
+     */
+    public static FaultProxy to(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= 0 || colon == hostPort.length() - 1) {
+            throw new IllegalArgumentException("an endpoint is host:port, was '" + hostPort + "'");
+        }
+        return to(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    }
+
+    /**
+     * Where clients connect instead of the endpoint.
+     *
+     * @return {@code 127.0.0.1:port}
+     */
+    public String hostPort() {
+        return "127.0.0.1:" + port();
     }
 
     /**
@@ -118,6 +151,12 @@ public final class FaultProxy implements AutoCloseable {
         mode = Mode.BLACK_HOLE;
     }
 
+    /** Holds every chunk, both ways, until {@link #heal()}; drops nothing and keeps the connections open. */
+    public void freeze() {
+        thawed = new CountDownLatch(1);
+        mode = Mode.FROZEN;
+    }
+
     /** Closes every connection and every new one. */
     public void cut() {
         mode = Mode.CUT;
@@ -128,6 +167,7 @@ public final class FaultProxy implements AutoCloseable {
     public void heal() {
         Mode was = mode;
         mode = Mode.PASS;
+        thawed.countDown(); // held chunks go on, in order
         if (was == Mode.LOSE_REPLIES || was == Mode.BLACK_HOLE) {
             closeConnections(); // their byte streams lost chunks
         }
@@ -135,6 +175,7 @@ public final class FaultProxy implements AutoCloseable {
 
     @Override
     public void close() {
+        thawed.countDown();
         try {
             listener.close();
         } catch (IOException e) {
@@ -184,6 +225,10 @@ public final class FaultProxy implements AutoCloseable {
             OutputStream out = to.getOutputStream();
             for (int n; (n = in.read(buffer)) >= 0; ) {
                 Mode now = mode;
+                if (now == Mode.FROZEN) {
+                    thawed.await();
+                    now = mode;
+                }
                 if (now == Mode.BLACK_HOLE || now == Mode.CUT || (now == Mode.LOSE_REPLIES && reply)) {
                     continue; // dropped
                 }
@@ -198,6 +243,8 @@ public final class FaultProxy implements AutoCloseable {
             }
         } catch (IOException e) {
             // either side closed
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // a daemon pump: ending it is all there is to do
         } finally {
             closeQuietly(from);
             closeQuietly(to);
