@@ -32,7 +32,11 @@ class TckTagsTest {
             "multi-lock",
             "distribution",
             "semaphore",
-            "read-write"
+            "read-write",
+            "history",
+            "process-fault",
+            "clock-fault",
+            "network-fault"
         }) {
             var request = LauncherDiscoveryRequestBuilder.request()
                     .selectors(DiscoverySelectors.selectClass(MemoryBackendTckTest.class))
