@@ -137,7 +137,7 @@ final class Contention {
                     name,
                     req.owner(),
                     token,
-                    validUntil(start, req.lease()),
+                    validUntil(null, start, req.lease()),
                     new HeldKey(name, req.owner(), lowest.getKey(), token, null));
         }
         Busy busy = busy(lowest);
@@ -311,7 +311,7 @@ final class Contention {
             remove(s, req.name(), key, revision, req.owner());
             return Busy.UNKNOWN;
         }
-        return new Grant(req.name(), req.owner(), revision, validUntil(startNanos, req.lease()), held, req.kind());
+        return new Grant(req.name(), req.owner(), revision, validUntil(s, startNanos, req.lease()), held, req.kind());
     }
 
     AcquireResult vanished(LeaseSession s, String name, long myRev) {
@@ -346,13 +346,20 @@ final class Contention {
     }
 
     /**
-     * Validity of a grant: request start + the lock's lease, on the local monotonic clock. No drift is taken
-     * off because this lease is enforced by the core's own timer, not by etcd: the key lives as long as the
-     * client's etcd lease, whose end the keeper tracks conservatively (send time + TTL - drift) and reports
-     * before it can come.
+     * Validity of a grant proven at {@code startNanos}: the lock's lease from then, on the local monotonic clock, but
+     * never beyond the end the keeper has confirmed for the etcd lease the key is bound to (send time of the last
+     * answered keep-alive + TTL - drift). The key dies with that lease, and a holder whose process was paused
+     * cannot have kept it alive: a validity past the confirmed end would outlive the key (the TCK's SIGSTOP rule
+     * caught the other client granted 129 ms before the paused holder's validity ran out). A key of a foreign
+     * lease (a retried acquisition that found its owner's key made by another client) is bounded by the lease only.
      */
-    static long validUntil(long startNanos, Duration lease) {
-        return startNanos + lease.toNanos();
+    static long validUntil(LeaseSession s, long startNanos, Duration lease) {
+        long byLease = startNanos + lease.toNanos();
+        if (s == null) {
+            return byLease;
+        }
+        long confirmed = s.confirmedUntil();
+        return confirmed - byLease < 0 ? confirmed : byLease;
     }
 
     private static Busy busy(KeyValue lowest) {

@@ -278,8 +278,9 @@ public final class EtcdLockBackend implements LockBackend {
         GetResponse r = calls.await(kv.get(h.key(), KEY_ONLY), "renewing", grant.name());
         boolean held = !r.getKvs().isEmpty() && r.getKvs().get(0).getCreateRevision() == h.revision();
         if (held && (h.session() == null || h.session().alive())) {
-            // the key lives as long as the lease, which the keeper keeps alive (or reports lost before it ends)
-            return RenewResult.renewed(Contention.validUntil(start, lease));
+            // the key lives as long as the lease, which the keeper keeps alive (or reports lost before it ends):
+            // valid for the lock's lease, but never past the end the keeper has confirmed for that lease
+            return RenewResult.renewed(Contention.validUntil(h.session(), start, lease));
         }
         if (h.session() != null) {
             h.session().grants.remove(h);

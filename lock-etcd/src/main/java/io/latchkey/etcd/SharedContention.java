@@ -325,7 +325,7 @@ final class SharedContention {
                 read.name(),
                 read.owner(),
                 write.revision(),
-                Contention.validUntil(start, read.lease()),
+                Contention.validUntil(s, start, read.lease()),
                 held,
                 read.kind());
     }

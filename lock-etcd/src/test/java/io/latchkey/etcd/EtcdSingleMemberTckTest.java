@@ -31,14 +31,12 @@ class EtcdSingleMemberTckTest extends LockBackendTck {
 
     @Override
     protected TckSettings settings() {
-        // OPEN BUG (issue 17, session 15): the TCK's SIGSTOP rule fails here. A holder paused for twice the lease
-        // reports a validity (renew start + lease) that outlives the client's etcd lease, which its keeper could
-        // not keep alive while the process was stopped: another client was granted the lock 129 ms before the
-        // paused holder's validity ended. Bounding the validity by the keeper's confirmed lease end fixes that rule
-        // and breaks lease_manualRenewExtendsTheGrant (renew(4 x lease) cannot outlive the client lease's TTL), so
-        // the fix needs a renew that refreshes the client lease itself. Until then the fault groups are off here;
-        // SIGKILL (1918 ms) and the clock steps passed when they ran.
-        return EtcdTckSupport.settings().toBuilder().faultRules(false).build();
+        return EtcdTckSupport.settings();
+    }
+
+    @Override
+    protected java.util.Optional<LockBackend> newBackendThrough(io.latchkey.tck.FaultProxies proxies) {
+        return EtcdTckSupport.newBackendThrough(etcd, proxies);
     }
 
     @Override

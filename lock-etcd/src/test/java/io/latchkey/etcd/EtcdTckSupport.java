@@ -10,7 +10,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** What the TCK classes share: backend settings for a 2 s lease, and the fault hooks on a fixture's cluster. */
+/** What the TCK classes share: backend settings for a 2 s client lease, and the fault hooks on a fixture's cluster. */
 final class EtcdTckSupport {
     /** etcd 3.4's smallest lease with default raft timing (1.5 election timeouts, rounded up). */
     static final Duration TTL = Duration.ofSeconds(2);
@@ -20,6 +20,14 @@ final class EtcdTckSupport {
     /** A client of the cluster, over TLS (and with the client certificate) if the cluster requires it. */
     static LockBackend newBackend(EtcdCluster cluster) {
         return EtcdLockBackend.connect(cluster.uri(), connectSettings(cluster));
+    }
+
+    /** A client whose every member is reached through a fault proxy, with the same settings. */
+    static java.util.Optional<LockBackend> newBackendThrough(EtcdCluster cluster, io.latchkey.tck.FaultProxies proxies) {
+        String members = cluster.hostPorts().stream()
+                .map(proxies::route)
+                .collect(java.util.stream.Collectors.joining(","));
+        return java.util.Optional.of(EtcdLockBackend.connect("etcd://" + members, connectSettings(cluster)));
     }
 
     /** How a child JVM of a recipe rule connects: the same URI and settings. */
@@ -33,8 +41,13 @@ final class EtcdTckSupport {
         return settings;
     }
 
+    /**
+     * A 1 s lock lease on the 2 s client lease: a grant is valid for its lease but never past the end the keeper has
+     * confirmed for the client lease (keep-alives every TTL / 3), so the lock's lease is kept at half the TTL, as
+     * ZooKeeper's TCK keeps it at half the session timeout, and a renewal for longer than the lease still extends it.
+     */
     static TckSettings settings() {
-        return TckSettings.defaults().toBuilder().shortLease(TTL).build();
+        return TckSettings.defaults().toBuilder().shortLease(TTL.dividedBy(2)).build();
     }
 
     static TckFaults faults(EtcdCluster cluster) {

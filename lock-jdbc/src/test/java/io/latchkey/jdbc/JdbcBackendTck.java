@@ -3,6 +3,7 @@ package io.latchkey.jdbc;
 import io.latchkey.servers.RunningServer;
 import io.latchkey.servers.ServerControl;
 import io.latchkey.spi.LockBackend;
+import io.latchkey.tck.FaultProxies;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
 import io.latchkey.tck.TckSettings;
@@ -62,6 +63,21 @@ abstract class JdbcBackendTck extends LockBackendTck {
     @Override
     protected LockBackend newBackend() {
         return new JdbcBackendProvider().create(URI.create(url()), settings(mode()));
+    }
+
+    /** The same URL with the server's {@code host:port} through a fault proxy; none for an in-memory H2 database. */
+    @Override
+    protected java.util.Optional<LockBackend> newBackendThrough(FaultProxies proxies) {
+        RunningServer s = server();
+        if (s == null) {
+            return java.util.Optional.empty();
+        }
+        String direct = "//" + s.endpoint().hostAndPort() + "/";
+        if (!url().contains(direct)) {
+            throw new IllegalStateException("the TCK's URL does not name the server as " + direct + ": " + url());
+        }
+        String proxied = url().replace(direct, "//" + proxies.route(s.endpoint().hostAndPort()) + "/");
+        return java.util.Optional.of(new JdbcBackendProvider().create(URI.create(proxied), settings(mode())));
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.latchkey.redis;
 import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.servers.RunningServer;
 import io.latchkey.spi.LockBackend;
+import io.latchkey.tck.FaultProxies;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
 import java.util.List;
@@ -18,6 +19,15 @@ abstract class RedlockTckBase extends LockBackendTck {
         // The exclusion rule runs 16 threads against every node on a 2-core CI machine that also hosts the
         // nodes: give each node 500 ms instead of the production default of 200 ms, still far below the lease.
         return RedisLockBackend.connect(RedisServers.redlockUri(servers()) + "?timeout=500ms");
+    }
+
+    /** Every node through its own fault proxy, so that a rule can cut a minority of them. */
+    @Override
+    protected java.util.Optional<LockBackend> newBackendThrough(FaultProxies proxies) {
+        String nodes = servers().stream()
+                .map(s -> proxies.route(s.endpoint().hostAndPort()))
+                .collect(java.util.stream.Collectors.joining(","));
+        return java.util.Optional.of(RedisLockBackend.connect("redlock://" + nodes + "?timeout=500ms"));
     }
 
     @Override

@@ -31,6 +31,21 @@ public final class FaultProxies implements AutoCloseable {
     }
 
     /**
+     * {@code host:port} through this test's proxy for it: {@link #route(String, int)} for an endpoint given as one
+     * string, as a multi-endpoint URI lists them.
+     *
+     * @param hostPort the store endpoint, {@code host:port}
+     * @return {@code 127.0.0.1:port} to connect to instead
+     */
+    public String route(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        if (colon <= 0 || colon == hostPort.length() - 1) {
+            throw new IllegalArgumentException("an endpoint to route is host:port, was '" + hostPort + "'");
+        }
+        return "127.0.0.1:" + route(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    }
+
+    /**
      * Every proxy, in the order the endpoints were routed.
      *
      * @return the proxies
@@ -45,6 +60,10 @@ public final class FaultProxies implements AutoCloseable {
 
     void blackHole() {
         all().forEach(FaultProxy::blackHole);
+    }
+
+    void latency(java.time.Duration oneWay) {
+        all().forEach(p -> p.latency(oneWay));
     }
 
     void heal() {

@@ -1,5 +1,6 @@
 package io.latchkey.tck;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.latchkey.LockClient;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * directly, as the rest of a fleet would. A lost reply is the case that matters most: the store made the grant and
  * the client never heard, so only the same-owner retry (or the lease) can end it without a double grant.
  */
-/** Network faults: a silent store and a lost reply, between one proxied client and the store. */
+/** Network faults between one proxied client and the store: silence, a lost reply, latency, a minority cut. */
 public interface NetworkFaultRules extends TckRules {
 
     /**
@@ -40,13 +41,60 @@ public interface NetworkFaultRules extends TckRules {
         Duration lease = tck().settings().shortLease();
         LockHandle h = Tck.mustAcquire(proxied.lock(name, Tck.renewing(tck())));
         Tck.mustBeBusy(other.lock(name), "the proxied client held it");
+        // a holder has usually renewed before its network fails: the renewal's validity is the one to check
+        java.time.Instant granted = h.validUntil();
+        Tck.await(lease.plus(tck().settings().slack()))
+                .until(() -> h.validUntil().isAfter(granted.plus(lease.dividedBy(10))));
         tck().proxies().blackHole();
         long silentAt = System.nanoTime();
         Duration bound = ProcessFaultBounds.freedWithin(tck(), lease);
+        if (tck().settings().pausedHolderKeepsItsLock()) {
+            LockLoss loss =
+                    Tck.awaitLoss(h, bound, "its store went silent (black hole) and no renewal could arrive");
+            long toldAt = System.nanoTime();
+            // the grant lives as long as the holder's connection, which the store sees open: nobody else may have
+            // it while the black hole lasts; healing closes the connection, and that frees the lock
+            Tck.staysTrue(
+                    tck().settings().slack(),
+                    () -> other.lock(name).tryAcquire().map(g -> {
+                                g.close();
+                                return false;
+                            })
+                            .orElse(true),
+                    "another client was granted a lock whose holder's connection the store still saw open"
+                            + " (pausedHolderKeepsItsLock is declared)");
+            tck().proxies().heal();
+            long healedAt = System.nanoTime();
+            LockHandle next = ProcessFaultBounds.awaitFreed(
+                    other, name, lease.plus(tck().settings().slack()), "a holder whose connection was healed and closed");
+            long grantedAt = System.nanoTime();
+            next.close();
+            Tck.figure(
+                    "FIGURE fault network black hole on {}: holder told ({}) {} ms after the store went silent; the"
+                            + " lock stayed its own while its connection lived, another granted {} ms after the heal"
+                            + " closed it (lease {} ms)",
+                    other.backend(),
+                    loss.reason(),
+                    Tck.millis(toldAt - silentAt),
+                    Tck.millis(grantedAt - healedAt),
+                    lease.toMillis());
+            return;
+        }
+        // another client asks while the holder waits for its loss: the moment it is granted, the holder must already
+        // see its lock invalid
+        java.util.concurrent.atomic.AtomicLong grantedAtNanos = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicBoolean holderValidAtGrant = new java.util.concurrent.atomic.AtomicBoolean();
+        CompletableFuture<LockHandle> grantedWhileWaitingForLoss = CompletableFuture.supplyAsync(() -> {
+            LockHandle g = ProcessFaultBounds.awaitFreed(other, name, bound, "a holder behind a black hole");
+            grantedAtNanos.set(System.nanoTime());
+            holderValidAtGrant.set(h.isValid());
+            return g;
+        });
         LockLoss loss = Tck.awaitLoss(h, bound, "its store went silent (black hole) and no renewal could arrive");
         long toldAt = System.nanoTime();
-        LockHandle next = ProcessFaultBounds.awaitFreed(other, name, bound, "a holder behind a black hole");
-        long grantedAt = System.nanoTime();
+        Tck.rethrowFailureOf(grantedWhileWaitingForLoss, bound.plus(tck().settings().slack()));
+        LockHandle next = grantedWhileWaitingForLoss.join();
+        long grantedAt = grantedAtNanos.get();
         tck().proxies().heal();
         next.close();
         Tck.figure(
@@ -57,11 +105,11 @@ public interface NetworkFaultRules extends TckRules {
                 Tck.millis(toldAt - silentAt),
                 Tck.millis(grantedAt - silentAt),
                 lease.toMillis());
-        assertTrue(
-                toldAt - grantedAt <= 0,
+        assertFalse(
+                holderValidAtGrant.get(),
                 () -> "another client was granted the lock " + Tck.millis(toldAt - grantedAt) + " ms before the silent"
-                        + " holder was told of its loss: the holder's validity outlived the store's grant (check the"
-                        + " validity LockBackend.renew reports)");
+                        + " holder was told of its loss, while the holder still saw isValid() true: the holder's"
+                        + " validity outlived the store's grant (check the validity LockBackend.renew reports)");
     }
 
     /**
@@ -122,5 +170,107 @@ public interface NetworkFaultRules extends TckRules {
                     "the orphan grant whose reply was lost did not end with its lease");
         }
         h.close();
+    }
+
+    /**
+     * Rule fault network: with every request and reply delayed (a round trip of a twentieth of the lease), a renewed
+     * lock stays held and exclusive for several leases, and its validity is counted from before the request was sent.
+     */
+    @Test
+    @Tag("network-fault")
+    @DisplayName("fault network: a slow store (latency on every request and reply) keeps a renewed lock held and"
+            + " exclusive, its validity counted from before the request")
+    default void network_addedLatencyKeepsARenewedLockHeldAndExclusive() {
+        Tck.assumeFaultRules(tck());
+        LockClient proxied = tck().newProxiedClient();
+        LockClient other = tck().newClient();
+        String name = tck().name("latency");
+        Duration lease = tck().settings().shortLease();
+        Duration oneWay = lease.dividedBy(40);
+        tck().proxies().latency(oneWay);
+        java.time.Instant sentAt = java.time.Instant.now();
+        long sent = System.nanoTime();
+        LockHandle h = Tck.mustAcquire(proxied.lock(name, Tck.renewing(tck())), lease.plus(tck().settings().slack()));
+        long grantedAt = System.nanoTime();
+        assertTrue(
+                !h.validUntil().isAfter(sentAt.plus(lease).plusMillis(5)),
+                () -> "validUntil " + h.validUntil() + " lies beyond the request's start + lease ("
+                        + sentAt.plus(lease) + "): the grant's reply came " + Tck.millis(grantedAt - sent)
+                        + " ms after it was asked for (check the validity LockBackend.tryAcquire reports)");
+        Tck.staysTrue(
+                lease.multipliedBy(3),
+                () -> {
+                    Optional<LockHandle> stolen = other.lock(name).tryAcquire();
+                    stolen.ifPresent(LockHandle::close);
+                    return stolen.isEmpty() && h.isValid();
+                },
+                "a renewed lock behind " + oneWay.toMillis() + " ms of latency each way was lost, or granted to"
+                        + " another client (check LockBackend.renew: its validity, and that it succeeds while slow)");
+        assertFalse(h.lost().toCompletableFuture().isDone(), "the slow holder was told of a loss");
+        h.close();
+        Tck.mustAcquire(other.lock(name), tck().settings().slack()).close();
+        Tck.figure(
+                "FIGURE fault network latency on {}: {} ms each way, granted in {} ms, held through {} leases (lease"
+                        + " {} ms)",
+                other.backend(),
+                oneWay.toMillis(),
+                Tck.millis(grantedAt - sent),
+                3,
+                lease.toMillis());
+    }
+
+    /**
+     * Rule fault network: on a quorum store (three endpoints or more), with a minority of its endpoints cut off from
+     * one client, that client still acquires, keeps and releases the lock, and nobody else holds it meanwhile.
+     */
+    @Test
+    @Tag("network-fault")
+    @DisplayName("fault network: with a minority of a quorum store's nodes cut off, a client still acquires, keeps"
+            + " and releases the lock, exclusively")
+    default void network_minorityOfNodesCutOffKeepsTheQuorumWorking() {
+        Tck.assumeFaultRules(tck());
+        LockClient proxied = tck().newProxiedClient();
+        java.util.List<io.latchkey.tck.faults.FaultProxy> nodes = tck().proxies().all();
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                nodes.size() >= 3, () -> "a minority cut needs a store of three endpoints or more; this client has "
+                        + nodes.size());
+        LockClient other = tck().newClient();
+        String name = tck().name("minority");
+        Duration lease = tck().settings().shortLease();
+        int minority = (nodes.size() - 1) / 2;
+        nodes.subList(0, minority).forEach(io.latchkey.tck.faults.FaultProxy::cut);
+        long cutAt = System.nanoTime();
+        LockHandle h = Tck.mustAcquire(
+                proxied.lock(name, Tck.renewing(tck())),
+                lease.plus(tck().settings().slack()),
+                () -> "a client with " + minority + " of " + nodes.size() + " nodes cut off could not acquire a free"
+                        + " lock: a majority answered (check LockBackend.tryAcquire's quorum)");
+        long grantedAt = System.nanoTime();
+        Tck.staysTrue(
+                lease.multipliedBy(3),
+                () -> {
+                    Optional<LockHandle> stolen = other.lock(name).tryAcquire();
+                    stolen.ifPresent(LockHandle::close);
+                    return stolen.isEmpty() && h.isValid();
+                },
+                "with " + minority + " of " + nodes.size() + " nodes cut off, the holder lost its renewed lock or"
+                        + " another client was granted it (check LockBackend.renew's quorum)");
+        h.close();
+        Tck.mustAcquire(
+                        other.lock(name),
+                        tck().settings().slack(),
+                        () -> "the holder's release through the majority did not free the lock (check"
+                                + " LockBackend.release)")
+                .close();
+        tck().proxies().heal();
+        Tck.figure(
+                "FIGURE fault network minority cut on {}: {} of {} nodes cut, granted in {} ms, held through {} leases,"
+                        + " released (lease {} ms)",
+                other.backend(),
+                minority,
+                nodes.size(),
+                Tck.millis(grantedAt - cutAt),
+                3,
+                lease.toMillis());
     }
 }

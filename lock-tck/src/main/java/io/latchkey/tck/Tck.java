@@ -157,6 +157,29 @@ final class Tck {
      * Reports a measured figure ({@code "FIGURE ..."}, SLF4J-style {} placeholders): logged, and printed on stdout so
      * that it lands in the test's report whatever logging binding the backend's tests use.
      */
+    /**
+     * Waits up to {@code within} for a helper's future and, if it failed, throws its failure as it was (an assertion's
+     * message intact, not wrapped): a rule's check that runs on another thread fails the rule for its own reason.
+     */
+    static void rethrowFailureOf(java.util.concurrent.CompletableFuture<?> helper, Duration within) {
+        try {
+            helper.get(within.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new AssertionError("a helper of the rule failed", e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("a helper of the rule did not finish within " + within.toMillis() + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for a helper of the rule", e);
+        }
+    }
+
     static void figure(String format, Object... args) {
         org.slf4j.helpers.FormattingTuple text = org.slf4j.helpers.MessageFormatter.arrayFormat(format, args);
         org.slf4j.LoggerFactory.getLogger(Tck.class).info(text.getMessage());

@@ -1,6 +1,7 @@
 package io.latchkey.zookeeper;
 
 import io.latchkey.spi.LockBackend;
+import io.latchkey.tck.FaultProxies;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.TckFaults;
 import io.latchkey.tck.TckSettings;
@@ -46,6 +47,19 @@ abstract class ZooKeeperTckBase extends LockBackendTck {
     protected java.util.Optional<io.latchkey.tck.ProcessBackend> processBackend() {
         return java.util.Optional.of(new io.latchkey.tck.ProcessBackend(
                 server().uri(), Map.of("sessionTimeout", "4s", "connectionTimeout", "3s")));
+    }
+
+    /**
+     * Every server through a fault proxy, with a child JVM's 4 s session: behind a black hole the server expires
+     * the session (and so frees its locks) within the network rules' bounds.
+     */
+    @Override
+    protected java.util.Optional<LockBackend> newBackendThrough(FaultProxies proxies) {
+        String servers = java.util.Arrays.stream(server().connectString().split(","))
+                .map(proxies::route)
+                .collect(java.util.stream.Collectors.joining(","));
+        return java.util.Optional.of(new ZooKeeperBackendProvider()
+                .create(URI.create("zookeeper://" + servers), Map.of("sessionTimeout", "4s", "connectionTimeout", "3s")));
     }
 
     @Override

@@ -177,6 +177,17 @@ class FlawCatalogueSelfTest {
                         "process_pausedHolderSeesItsLossBeforeItWritesAgain",
                         "before the paused holder's last reported validity ended",
                         LEASE_PLUS_SLACK.plus(CHILD_JVM)),
+                // the network rules: a client reaches the served store through a fault proxy
+                new Entry(
+                        Flaw.LEASE_NEVER_EXPIRES,
+                        "network_blackHoledHolderIsToldBeforeAnotherIsGranted",
+                        "LockBackend.tryAcquire kept answering busy",
+                        LEASE_PLUS_SLACK),
+                new Entry(
+                        Flaw.RENEW_SHORTENS_THE_LEASE,
+                        "network_blackHoledHolderIsToldBeforeAnotherIsGranted",
+                        "before the silent holder was told of its loss",
+                        LEASE_PLUS_SLACK),
                 new Entry(
                         Flaw.EXPIRY_FROM_CLIENT_WALL_CLOCK,
                         "clock_wallClockStepsOfAnHourEitherWayDoNotMoveTheLease",
@@ -224,6 +235,25 @@ class FlawCatalogueSelfTest {
                         ? Set.of("nativeWait_releaseWakesWaiterWithoutPolling", "nativeWait_forcedReleaseWakesAWaiter")
                         : Set.of());
         assertThat(tests.succeeded().count() + skipped.size()).isEqualTo(rules.length);
+    }
+
+    @org.junit.jupiter.api.Test
+    @DisplayName("the store without a flaw, reached through a fault proxy, passes every network rule (the minority cut"
+            + " is skipped: one endpoint)")
+    void controlPassesTheNetworkRules() {
+        String[] rules = {
+            "network_blackHoledHolderIsToldBeforeAnotherIsGranted",
+            "network_lostReplyIsRecoveredOrExpiresWithoutADoubleGrant",
+            "network_addedLatencyKeepsARenewedLockHeldAndExclusive",
+            "network_minorityOfNodesCutOffKeepsTheQuorumWorking"
+        };
+        Events tests = run(Flaw.NONE, rules);
+        assertThat(tests.failed().stream().map(SelfTestRuns::describe).toList())
+                .as("failures of the unflawed control")
+                .isEmpty();
+        assertThat(tests.aborted().stream().map(SelfTestRuns::ruleOf).toList())
+                .containsExactly("network_minorityOfNodesCutOffKeepsTheQuorumWorking");
+        assertThat(tests.succeeded().count()).isEqualTo(3);
     }
 
     @org.junit.jupiter.api.Test

@@ -1,6 +1,7 @@
 package io.latchkey.tck.selftest;
 
 import io.latchkey.spi.LockBackend;
+import io.latchkey.tck.FaultProxies;
 import io.latchkey.tck.LockBackendTck;
 import io.latchkey.tck.ProcessBackend;
 import io.latchkey.tck.TckFaults;
@@ -50,7 +51,10 @@ final class FlawedSubjects {
             this(flaw, false);
         }
 
-        /** With {@code servingChildJvms}, the store is also served on loopback, for the rules that start child JVMs. */
+        /**
+         * With {@code servingChildJvms}, the store is also served on loopback, for the rules that start child JVMs and
+         * for the network rules (whose proxied client reaches it through a fault proxy).
+         */
         Subject(Flaw flaw, boolean servingChildJvms) {
             this.flaw = flaw;
             this.store = new FlawedStore(flaw);
@@ -65,6 +69,13 @@ final class FlawedSubjects {
                             flaw == Flaw.EXPIRY_FROM_CLIENT_WALL_CLOCK
                                     ? java.util.Map.of(RemoteStoreProvider.WALL_CLOCK_EXPIRY, "true")
                                     : java.util.Map.of()));
+        }
+
+        /** A client of the served store through the test's fault proxy, for the network rules. */
+        @Override
+        protected Optional<LockBackend> newBackendThrough(FaultProxies proxies) {
+            return Optional.ofNullable(server)
+                    .map(s -> new RemoteStoreBackend("127.0.0.1", proxies.route("127.0.0.1", s.port()), false));
         }
 
         @Override

@@ -62,6 +62,10 @@ final class StoreServer implements AutoCloseable {
     }
 
     /** The URI a child JVM connects with. */
+    int port() {
+        return listener.getLocalPort();
+    }
+
     String uri() {
         return SCHEME + "://127.0.0.1:" + listener.getLocalPort();
     }
