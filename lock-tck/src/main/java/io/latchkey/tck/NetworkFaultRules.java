@@ -129,6 +129,7 @@ public interface NetworkFaultRules extends TckRules {
         String name = tck().name("lost-reply");
         Duration lease = tck().settings().shortLease();
         Duration slack = tck().settings().slack();
+        warmUp(proxied, name);
         tck().proxies().loseReplies();
         long sentAt = System.nanoTime();
         CompletableFuture<Optional<LockHandle>> acquisition = CompletableFuture.supplyAsync(() -> {
@@ -157,7 +158,7 @@ public interface NetworkFaultRules extends TckRules {
         Tck.figure(
                 "FIGURE fault network lost reply on {}: {} {} ms after the reply was lost (lease {} ms)",
                 other.backend(),
-                recovered ? "recovered by the same owner's retry" : "granted anew after the orphan expired",
+                recovered ? "recovered by the same owner's retry" : "granted anew after the orphan grant ended (its lease, or its connection closed by the heal)",
                 Tck.millis(gotAt - sentAt),
                 lease.toMillis());
         Tck.mustBeBusy(other.lock(name), "the acquisition whose reply was lost holds it now");
@@ -187,10 +188,14 @@ public interface NetworkFaultRules extends TckRules {
         String name = tck().name("latency");
         Duration lease = tck().settings().shortLease();
         Duration oneWay = lease.dividedBy(40);
+        warmUp(proxied, name);
         tck().proxies().latency(oneWay);
         java.time.Instant sentAt = java.time.Instant.now();
         long sent = System.nanoTime();
-        LockHandle h = Tck.mustAcquire(proxied.lock(name, Tck.renewing(tck())), lease.plus(tck().settings().slack()));
+        LockHandle h = proxied.lock(name, Tck.renewing(tck()))
+                .tryAcquire()
+                .orElseThrow(() -> new AssertionError("a free lock was refused through " + oneWay.toMillis()
+                        + " ms of latency each way (check LockBackend.tryAcquire)"));
         long grantedAt = System.nanoTime();
         assertTrue(
                 !h.validUntil().isAfter(sentAt.plus(lease).plusMillis(5)),
@@ -272,5 +277,18 @@ public interface NetworkFaultRules extends TckRules {
                 Tck.millis(grantedAt - cutAt),
                 3,
                 lease.toMillis());
+    }
+
+    /**
+     * One acquisition and release of {@code name} through the proxy before the fault: the client's connections are
+     * open and whatever the store keeps for a name (a ZooKeeper parent node) exists, so the fault meets the grant's
+     * own request.
+     */
+    private static void warmUp(LockClient proxied, String name) {
+        proxied.lock(name)
+                .tryAcquire()
+                .orElseThrow(() -> new AssertionError("the proxied client could not take the free lock '" + name
+                        + "' before any fault (check newBackendThrough)"))
+                .close();
     }
 }
