@@ -115,6 +115,13 @@ public final class VerifyCommand implements Callable<Integer> {
                     "How late an expiry or a timeout may be reported (default: ${DEFAULT-VALUE}); raise it for a slow store.")
     Duration slack;
 
+    @Option(
+            names = "--report",
+            paramLabel = "DIR",
+            description = "Also write the TCK report there: TEST-<class>.xml (JUnit XML) and a one-page Markdown"
+                    + " summary, to attach to a pull request.")
+    File report;
+
     @Override
     public Integer call() {
         for (String g : groups) {
@@ -159,7 +166,10 @@ public final class VerifyCommand implements Callable<Integer> {
         LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(DiscoverySelectors.selectClass(UriBackendTck.class))
                 .configurationParameter("junit.jupiter.extensions.autodetection.enabled", "false")
-                .configurationParameter("junit.platform.output.capture.stdout", "false");
+                .configurationParameter("junit.platform.output.capture.stdout", "false")
+                // lock-tck's TckReport listener is loaded with the launcher: it writes files only when asked
+                .configurationParameter(
+                        io.latchkey.tck.TckReport.DIRECTORY_PARAMETER, report == null ? "off" : report.getPath());
         if (!groups.isEmpty()) {
             request.filters(TagFilter.includeTags(groups.stream()
                     .map(g -> g.toLowerCase(Locale.ROOT))
@@ -167,24 +177,24 @@ public final class VerifyCommand implements Callable<Integer> {
                     .toList()));
         }
         LauncherDiscoveryRequest built = request.build();
-        TckReport report = new TckReport(out);
+        TckProgress progress = new TckProgress(out);
         long start = System.nanoTime();
         Launcher launcher = LauncherFactory.create();
-        launcher.execute(built, report);
+        launcher.execute(built, progress);
         double seconds = (System.nanoTime() - start) / 1e9;
         out.printf(
                 Locale.ROOT,
                 "%d passed, %d failed, %d skipped in %.1fs on %s%n",
-                report.passed.get(),
-                report.failed.get(),
-                report.skipped.get(),
+                progress.passed.get(),
+                progress.failed.get(),
+                progress.skipped.get(),
                 seconds,
                 Redaction.redact(uri));
-        if (report.passed.get() + report.failed.get() + report.skipped.get() == 0) {
+        if (progress.passed.get() + progress.failed.get() + progress.skipped.get() == 0) {
             out.println("no rule ran: check --group");
             return ExitCodes.NEGATIVE;
         }
-        return report.failed.get() == 0 ? ExitCodes.OK : ExitCodes.NEGATIVE;
+        return progress.failed.get() == 0 ? ExitCodes.OK : ExitCodes.NEGATIVE;
     }
 
     private ClassLoader loader() {

@@ -48,7 +48,11 @@ public interface LeaseRules extends TckRules {
         tck().crash(holder);
         Duration bound = lease.plus(tck().settings().slack());
         LockHandle next = Tck.mustAcquire(
-                waiter.lock(name, Tck.fastRetry(LockOptions.defaults())), bound.plus(Duration.ofSeconds(1)));
+                waiter.lock(name, Tck.fastRetry(LockOptions.defaults())),
+                bound.plus(Duration.ofSeconds(1)),
+                () -> "the crashed holder's grant (token " + h.fencingToken() + ") was still held "
+                        + bound.plusSeconds(1).toMillis() + " ms after the crash: LockBackend.tryAcquire kept answering"
+                        + " busy (a grant nobody renews must end with its lease, or its session)");
         long took = System.nanoTime() - crashedAt;
         next.close();
         assertTrue(

@@ -99,6 +99,7 @@ public abstract class LockBackendTck
     @BeforeEach
     final void openTckContext(TestInfo info) {
         String test = info.getTestMethod().map(m -> m.getName()).orElse("test");
+        TckNotes.ruleStarted(getClass().getName(), test);
         context = new TckContext(this::newBackend, settings(), faults(), processBackend(), this::newBackendThrough, test);
     }
 

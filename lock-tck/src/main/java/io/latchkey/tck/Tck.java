@@ -184,6 +184,7 @@ final class Tck {
         org.slf4j.helpers.FormattingTuple text = org.slf4j.helpers.MessageFormatter.arrayFormat(format, args);
         org.slf4j.LoggerFactory.getLogger(Tck.class).info(text.getMessage());
         System.out.println(text.getMessage());
+        TckNotes.figure(text.getMessage());
     }
 
     /** Skips a recipe rule on a configuration that turned the recipe groups off ({@link TckSettings#recipeRules()}). */

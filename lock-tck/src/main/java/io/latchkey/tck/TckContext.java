@@ -62,6 +62,7 @@ public final class TckContext implements AutoCloseable {
     public LockClient newClient() {
         CrashableBackend backend = new CrashableBackend(createBackend());
         LockClient client = Latchkey.client(backend, "tck");
+        TckNotes.backend(client.backend());
         openedLock.lock();
         try {
             opened.add(client);

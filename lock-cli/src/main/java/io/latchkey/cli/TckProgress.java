@@ -11,13 +11,13 @@ import org.junit.platform.launcher.TestIdentifier;
  * reason: a capability not claimed, a fault hook not available). JUnit calls it from the thread running
  * the tests (the TCK runs sequentially); counters are atomic anyway and each line is printed whole.
  */
-final class TckReport implements TestExecutionListener {
+final class TckProgress implements TestExecutionListener {
     private final PrintWriter out;
     final AtomicInteger passed = new AtomicInteger();
     final AtomicInteger failed = new AtomicInteger();
     final AtomicInteger skipped = new AtomicInteger();
 
-    TckReport(PrintWriter out) {
+    TckProgress(PrintWriter out) {
         this.out = out;
     }
 
@@ -31,7 +31,7 @@ final class TckReport implements TestExecutionListener {
 
     @Override
     public void executionFinished(TestIdentifier test, TestExecutionResult result) {
-        String reason = result.getThrowable().map(TckReport::reason).orElse("");
+        String reason = result.getThrowable().map(TckProgress::reason).orElse("");
         if (!test.isTest()) {
             if (result.getStatus() == TestExecutionResult.Status.FAILED) {
                 failed.incrementAndGet();
