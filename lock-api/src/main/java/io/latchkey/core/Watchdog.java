@@ -229,15 +229,22 @@ final class Watchdog {
 
     /**
      * When to renew next: after the renew interval, or after a third of the validity the store actually
-     * granted if that is shorter (a backend may grant less than the lease, e.g. capped by a session timeout). The
-     * validity granted is counted with the core's drift allowance added back (ValidityClamp takes it off every
+     * granted if it granted less than the lease (a backend may, e.g. capped by a session timeout or a client
+     * lease). A grant within two drift allowances of the lease counts as full (ValidityClamp takes one off every
      * grant), so that a full lease renews on the configured interval, not 1 % sooner.
      */
     private long nextRenewal(long from, long validUntil) {
         long interval = options.renewInterval().toNanos();
         if (validUntil != Long.MAX_VALUE) {
-            long granted = validUntil - from + ValidityClamp.driftNanos(options.lease().toNanos());
-            interval = Math.min(interval, Math.max(TimeUnit.MILLISECONDS.toNanos(1), granted / 3));
+            long lease = options.lease().toNanos();
+            long granted = validUntil - from;
+            // within two drift allowances of the lease, the grant is the full lease (the clamp took one off); below
+            // that the store granted less (a session or client lease caps it) and the renewal comes at a third of
+            // what it granted. Adding the lease's allowance back to a short grant would renew after it ended: a 5 min
+            // lease capped at 2 s by etcd's client lease renewed at 1.6 s, after its loss deadline.
+            if (granted < lease - 2 * ValidityClamp.driftNanos(lease)) {
+                interval = Math.min(interval, Math.max(TimeUnit.MILLISECONDS.toNanos(1), granted / 3));
+            }
         }
         return Deadlines.saturatedAdd(from, interval);
     }

@@ -152,6 +152,27 @@ class WatchdogTest {
     }
 
     @Test
+    @DisplayName("a long lease granted only 2 s by the store (a client lease caps it) renews within those 2 s")
+    void longLeaseCappedByTheStoreRenewsInTime() {
+        // etcd caps a grant at its client lease (2 s here) whatever the lock's lease: the renewal must come at a
+        // third of the 2 s granted. It came at a third of (2 s + the 5 min lease's drift allowance, 3 s) = 1.67 s,
+        // after the loss deadline (validity - 500 ms), and the lock was lost with RENEWAL_FAILED
+        Duration lease = Duration.ofMinutes(5);
+        LockClient capped = Latchkey.client(new io.latchkey.testing.DriftingBackend(
+                counting, lease.minusSeconds(2).toNanos()));
+        try (LockHandle h = capped.lock("capped", LockOptions.builder().lease(lease).build())
+                .tryAcquire()
+                .orElseThrow()) {
+            await().during(Duration.ofSeconds(4))
+                    .atMost(Duration.ofSeconds(6))
+                    .until(() -> h.isValid() && !h.lost().toCompletableFuture().isDone());
+            assertThat(counting.count("renew")).isGreaterThanOrEqualTo(4);
+        } finally {
+            capped.close();
+        }
+    }
+
+    @Test
     @DisplayName("uncontended acquire + release is two store calls")
     void twoStoreCallsPerCycle() throws Exception {
         var lock = client.lock("rt", LockOptions.builder().autoRenew(false).build());

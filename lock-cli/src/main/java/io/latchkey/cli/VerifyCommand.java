@@ -177,6 +177,14 @@ public final class VerifyCommand implements Callable<Integer> {
                     .toList()));
         }
         LauncherDiscoveryRequest built = request.build();
+        if (report != null) {
+            try {
+                java.nio.file.Files.createDirectories(report.toPath());
+            } catch (java.io.IOException | RuntimeException e) {
+                throw new ParameterException(
+                        spec.commandLine(), "--report directory '" + report + "' cannot be created: " + e.getMessage());
+            }
+        }
         TckProgress progress = new TckProgress(out);
         long start = System.nanoTime();
         Launcher launcher = LauncherFactory.create();
@@ -190,6 +198,12 @@ public final class VerifyCommand implements Callable<Integer> {
                 progress.skipped.get(),
                 seconds,
                 Redaction.redact(uri));
+        if (report != null) {
+            java.nio.file.Path page = report.toPath().resolve(UriBackendTck.class.getName() + ".md");
+            out.println(java.nio.file.Files.exists(page)
+                    ? "TCK report: " + page.toAbsolutePath() + " and TEST-" + UriBackendTck.class.getName() + ".xml"
+                    : "no TCK report was written to " + report.toPath().toAbsolutePath() + " (see standard error)");
+        }
         if (progress.passed.get() + progress.failed.get() + progress.skipped.get() == 0) {
             out.println("no rule ran: check --group");
             return ExitCodes.NEGATIVE;

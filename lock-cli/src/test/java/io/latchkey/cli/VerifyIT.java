@@ -71,14 +71,30 @@ class VerifyIT {
     }
 
     @Test
-    void aFlawedProviderFailsWithTheReason() {
+    void aFlawedProviderFailsWithTheReason() throws Exception {
+        Path report = temp.resolve("tck-report");
         LatchkeyJar.Result r = cli.run(
-                "verify", "--backend", "blindmem:x", "--classpath", TEST_CLASSES.toString(), "--group", "inspection");
+                "verify",
+                "--backend",
+                "blindmem:x",
+                "--classpath",
+                TEST_CLASSES.toString(),
+                "--group",
+                "inspection",
+                "--report",
+                report.toString());
         assertThat(r.exit()).as(r.toString()).isEqualTo(ExitCodes.NEGATIVE);
         assertThat(r.stdout())
                 .as(r.toString())
                 .containsPattern("FAILED   inspect: shows the holder's owner, token and a future expiry.* -- .+")
-                .containsPattern("\\d+ passed, [1-9]\\d* failed");
+                .containsPattern("\\d+ passed, [1-9]\\d* failed")
+                .contains("TCK report: " + report.resolve(UriBackendTck.class.getName() + ".md"));
+        String page = java.nio.file.Files.readString(report.resolve(UriBackendTck.class.getName() + ".md"));
+        assertThat(page)
+                .contains("**FAILED**")
+                .contains("| Backend | `blindmem")
+                .containsPattern("- `inspect_[A-Za-z]+` \\(inspection\\): .+");
+        assertThat(report.resolve("TEST-" + UriBackendTck.class.getName() + ".xml")).exists();
     }
 
     /**

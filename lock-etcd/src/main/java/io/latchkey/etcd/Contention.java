@@ -133,12 +133,12 @@ final class Contention {
             // an earlier attempt of this very acquisition (same owner id) holds the lock through another client
             remove(s, name, key, q.myRevision(), req.owner());
             long token = lowest.getCreateRevision();
+            long until = foreignValidUntil(lowest.getLease(), start, req.lease(), name);
+            if (until - System.nanoTime() <= 0) {
+                return Busy.UNKNOWN; // that lease is ending: the retry takes the lock on its own lease once it has
+            }
             return new Grant(
-                    name,
-                    req.owner(),
-                    token,
-                    validUntil(null, start, req.lease()),
-                    new HeldKey(name, req.owner(), lowest.getKey(), token, null));
+                    name, req.owner(), token, until, new HeldKey(name, req.owner(), lowest.getKey(), token, null));
         }
         Busy busy = busy(lowest);
         if (!mayWait || System.nanoTime() - deadline >= 0) {
@@ -346,12 +346,23 @@ final class Contention {
     }
 
     /**
+     * Validity of a grant on a key of another client's lease (the same owner's earlier attempt): the lock's lease,
+     * but never past what etcd says that lease still lives, since this client does not keep it alive.
+     */
+    long foreignValidUntil(long leaseId, long startNanos, Duration lease, String name) {
+        long byLease = startNanos + lease.toNanos();
+        long byForeignLease = keeper.foreignLeaseEnd(leaseId, startNanos, name);
+        return byForeignLease - byLease < 0 ? byForeignLease : byLease;
+    }
+
+    /**
      * Validity of a grant proven at {@code startNanos}: the lock's lease from then, on the local monotonic clock, but
      * never beyond the end the keeper has confirmed for the etcd lease the key is bound to (send time of the last
      * answered keep-alive + TTL - drift). The key dies with that lease, and a holder whose process was paused
      * cannot have kept it alive: a validity past the confirmed end would outlive the key (the TCK's SIGSTOP rule
-     * caught the other client granted 129 ms before the paused holder's validity ran out). A key of a foreign
-     * lease (a retried acquisition that found its owner's key made by another client) is bounded by the lease only.
+     * caught the other client granted 129 ms before the paused holder's validity ran out). Without a session
+     * (a downgrade of a key another client made) only the lease bounds it; a grant on such a key is made by
+     * {@link #foreignValidUntil}.
      */
     static long validUntil(LeaseSession s, long startNanos, Duration lease) {
         long byLease = startNanos + lease.toNanos();

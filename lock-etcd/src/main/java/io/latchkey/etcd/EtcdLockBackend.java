@@ -277,14 +277,20 @@ public final class EtcdLockBackend implements LockBackend {
         checkOpen(grant.name());
         GetResponse r = calls.await(kv.get(h.key(), KEY_ONLY), "renewing", grant.name());
         boolean held = !r.getKvs().isEmpty() && r.getKvs().get(0).getCreateRevision() == h.revision();
-        if (held && (h.session() == null || h.session().alive())) {
+        if (held && h.session() == null) {
+            // a key of another client's lease, which nobody may keep alive: valid as long as etcd says it lives
+            return RenewResult.renewed(
+                    contention.foreignValidUntil(r.getKvs().get(0).getLease(), start, lease, grant.name()));
+        }
+        if (held && h.session().alive()) {
             // the key lives as long as the lease, which the keeper keeps alive (or reports lost before it ends):
             // valid for the lock's lease, but never past the end the keeper has confirmed for that lease
             return RenewResult.renewed(Contention.validUntil(h.session(), start, lease));
         }
         if (h.session() != null) {
             h.session().grants.remove(h);
-            if (!h.session().alive()) {
+            // the key is gone: with the client's lease (revoked, expired; the keeper may not know yet) or alone
+            if (!h.session().alive() || !keeper.leaseExists(h.session().id, grant.name())) {
                 return RenewResult.notHeld(LockLoss.Reason.SESSION_LOST);
             }
         }

@@ -118,6 +118,41 @@ final class EtcdRenewal implements AutoCloseable {
         }
     }
 
+    /**
+     * How long a lease this client does not keep alive surely lives, for a key of the same owner that another client
+     * made (a retried acquisition): etcd's remaining TTL for it, counted from {@code startNanos} (before the request,
+     * so the lease lives at least that long), less the drift allowance. etcd truncates the remaining time to whole
+     * seconds ({@code int64(l.Remaining().Seconds())}), which only understates it. Nobody may be keeping that lease
+     * alive any more, so a grant on it is valid no longer than this.
+     *
+     * @return the end on the local monotonic clock; {@code startNanos} or earlier when the lease has (nearly) ended
+     */
+    long foreignLeaseEnd(long leaseId, long startNanos, String name) {
+        long ttlSeconds = calls.await(
+                        leases.timeToLive(leaseId, io.etcd.jetcd.options.LeaseOption.DEFAULT),
+                        "reading the lease of the owner's key",
+                        name)
+                .getTTL();
+        if (ttlSeconds <= 0) {
+            return startNanos; // gone (-1) or ending within the second
+        }
+        long lives = TimeUnit.SECONDS.toNanos(ttlSeconds);
+        return startNanos + lives - lives / 100 - TimeUnit.MILLISECONDS.toNanos(2);
+    }
+
+    /**
+     * Whether etcd still has the lease (a renewal that finds its key gone asks, to tell a revoked or expired lease,
+     * {@code SESSION_LOST}, from a key deleted by a forced release).
+     */
+    boolean leaseExists(long leaseId, String name) {
+        return calls.await(
+                                leases.timeToLive(leaseId, io.etcd.jetcd.options.LeaseOption.DEFAULT),
+                                "reading the client's lease",
+                                name)
+                        .getTTL()
+                > 0;
+    }
+
     /** The id of the live lease, if one is granted. */
     OptionalLong currentLeaseId() {
         lock.lock();

@@ -105,6 +105,8 @@ public interface ClockFaultRules extends TckRules {
 
     private static String tail(TckProcess child) {
         java.util.List<String> lines = child.lines();
-        return lines.subList(Math.max(0, lines.size() - 3), lines.size()).toString();
+        String err = child.stderrTail();
+        return lines.subList(Math.max(0, lines.size() - 3), lines.size())
+                + (err.isBlank() ? "" : "; the end of its stderr: " + err.substring(Math.max(0, err.length() - 1500)));
     }
 }

@@ -11,7 +11,6 @@ import io.latchkey.LockOptions;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -46,6 +45,14 @@ public interface NetworkFaultRules extends TckRules {
         Tck.await(lease.plus(tck().settings().slack()))
                 .until(() -> h.validUntil().isAfter(granted.plus(lease.dividedBy(10))));
         tck().proxies().blackHole();
+        try {
+            holderBehindABlackHole(h, other, name, lease);
+        } finally {
+            tck().proxies().heal(); // also when the rule failed: the clients then close through a working network
+        }
+    }
+
+    private void holderBehindABlackHole(LockHandle h, LockClient other, String name, Duration lease) {
         long silentAt = System.nanoTime();
         Duration bound = ProcessFaultBounds.freedWithin(tck(), lease);
         if (tck().settings().pausedHolderKeepsItsLock()) {
@@ -80,36 +87,40 @@ public interface NetworkFaultRules extends TckRules {
                     lease.toMillis());
             return;
         }
-        // another client asks while the holder waits for its loss: the moment it is granted, the holder must already
-        // see its lock invalid
+        // another client asks while the holder waits for its loss; the instant it has its grant, the holder's last
+        // validity must have ended (the core keeps that validity after a loss, so it is read once the loss is known)
         java.util.concurrent.atomic.AtomicLong grantedAtNanos = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.atomic.AtomicBoolean holderValidAtGrant = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<java.time.Instant> grantedAtWall =
+                new java.util.concurrent.atomic.AtomicReference<>();
         CompletableFuture<LockHandle> grantedWhileWaitingForLoss = CompletableFuture.supplyAsync(() -> {
             LockHandle g = ProcessFaultBounds.awaitFreed(other, name, bound, "a holder behind a black hole");
             grantedAtNanos.set(System.nanoTime());
-            holderValidAtGrant.set(h.isValid());
+            grantedAtWall.set(java.time.Instant.now());
             return g;
         });
-        LockLoss loss = Tck.awaitLoss(h, bound, "its store went silent (black hole) and no renewal could arrive");
-        long toldAt = System.nanoTime();
-        Tck.rethrowFailureOf(grantedWhileWaitingForLoss, bound.plus(tck().settings().slack()));
-        LockHandle next = grantedWhileWaitingForLoss.join();
-        long grantedAt = grantedAtNanos.get();
-        tck().proxies().heal();
-        next.close();
-        Tck.figure(
-                "FIGURE fault network black hole on {}: holder told ({}) {} ms after the store went silent, another"
-                        + " granted {} ms after (lease {} ms)",
-                other.backend(),
-                loss.reason(),
-                Tck.millis(toldAt - silentAt),
-                Tck.millis(grantedAt - silentAt),
-                lease.toMillis());
-        assertFalse(
-                holderValidAtGrant.get(),
-                () -> "another client was granted the lock " + Tck.millis(toldAt - grantedAt) + " ms before the silent"
-                        + " holder was told of its loss, while the holder still saw isValid() true: the holder's"
-                        + " validity outlived the store's grant (check the validity LockBackend.renew reports)");
+        try {
+            LockLoss loss = Tck.awaitLoss(h, bound, "its store went silent (black hole) and no renewal could arrive");
+            long toldAt = System.nanoTime();
+            Tck.rethrowFailureOf(grantedWhileWaitingForLoss, bound.plus(tck().settings().slack()));
+            long grantedAt = grantedAtNanos.get();
+            java.time.Instant holderValidUntil = h.validUntil();
+            Tck.figure(
+                    "FIGURE fault network black hole on {}: holder told ({}) {} ms after the store went silent, another"
+                            + " granted {} ms after (lease {} ms)",
+                    other.backend(),
+                    loss.reason(),
+                    Tck.millis(toldAt - silentAt),
+                    Tck.millis(grantedAt - silentAt),
+                    lease.toMillis());
+            assertFalse(
+                    holderValidUntil.isAfter(grantedAtWall.get().plusMillis(1)),
+                    () -> "another client was granted the lock "
+                            + java.time.Duration.between(grantedAtWall.get(), holderValidUntil).toMillis()
+                            + " ms before the silent holder's validity ended: the holder's validity outlived the"
+                            + " store's grant (check the validity LockBackend.renew reports)");
+        } finally {
+            grantedWhileWaitingForLoss.thenAccept(LockHandle::close);
+        }
     }
 
     /**
@@ -147,7 +158,8 @@ public interface NetworkFaultRules extends TckRules {
                 .orElseThrow();
         tck().proxies().heal();
         long healedAt = System.nanoTime();
-        Optional<LockHandle> got = acquisition.get(30 + slack.toSeconds(), TimeUnit.SECONDS);
+        Tck.rethrowFailureOf(acquisition, Duration.ofSeconds(30).plus(slack));
+        Optional<LockHandle> got = acquisition.join();
         long gotAt = System.nanoTime();
         assertTrue(
                 got.isPresent(),
@@ -158,7 +170,9 @@ public interface NetworkFaultRules extends TckRules {
         Tck.figure(
                 "FIGURE fault network lost reply on {}: {} {} ms after the reply was lost (lease {} ms)",
                 other.backend(),
-                recovered ? "recovered by the same owner's retry" : "granted anew after the orphan grant ended (its lease, or its connection closed by the heal)",
+                recovered
+                        ? "recovered by the same owner's retry"
+                        : "granted anew after the orphan grant ended (its lease, or its connection closed by the heal)",
                 Tck.millis(gotAt - sentAt),
                 lease.toMillis());
         Tck.mustBeBusy(other.lock(name), "the acquisition whose reply was lost holds it now");
@@ -166,21 +180,25 @@ public interface NetworkFaultRules extends TckRules {
             assertTrue(
                     h.fencingToken() > orphan.fencingToken(),
                     "the grant after the orphan did not carry a higher token");
+            Duration ends = lease.plus(slack).plus(ProcessFaultBounds.sessionAllowance(tck()));
             assertTrue(
-                    gotAt - sentAt <= lease.plus(slack).plusSeconds(30).toNanos(),
-                    "the orphan grant whose reply was lost did not end with its lease");
+                    gotAt - healedAt <= ends.toNanos(),
+                    () -> "the orphan grant whose reply was lost ended only " + Tck.millis(gotAt - healedAt) + " ms"
+                            + " after the network healed; its lease (or session) + slack allows " + ends.toMillis()
+                            + " ms (check LockBackend.tryAcquire: an unanswered grant must expire like any other)");
         }
         h.close();
     }
 
     /**
      * Rule fault network: with every request and reply delayed (a round trip of a twentieth of the lease), a renewed
-     * lock stays held and exclusive for several leases, and its validity is counted from before the request was sent.
+     * lock stays held and exclusive for several leases. (That its validity counts from before the request is the
+     * core's clamp, proved by the lease rules.)
      */
     @Test
     @Tag("network-fault")
     @DisplayName("fault network: a slow store (latency on every request and reply) keeps a renewed lock held and"
-            + " exclusive, its validity counted from before the request")
+            + " exclusive")
     default void network_addedLatencyKeepsARenewedLockHeldAndExclusive() {
         Tck.assumeFaultRules(tck());
         LockClient proxied = tck().newProxiedClient();
@@ -190,18 +208,12 @@ public interface NetworkFaultRules extends TckRules {
         Duration oneWay = lease.dividedBy(40);
         warmUp(proxied, name);
         tck().proxies().latency(oneWay);
-        java.time.Instant sentAt = java.time.Instant.now();
         long sent = System.nanoTime();
         LockHandle h = proxied.lock(name, Tck.renewing(tck()))
                 .tryAcquire()
                 .orElseThrow(() -> new AssertionError("a free lock was refused through " + oneWay.toMillis()
                         + " ms of latency each way (check LockBackend.tryAcquire)"));
         long grantedAt = System.nanoTime();
-        assertTrue(
-                !h.validUntil().isAfter(sentAt.plus(lease).plusMillis(5)),
-                () -> "validUntil " + h.validUntil() + " lies beyond the request's start + lease ("
-                        + sentAt.plus(lease) + "): the grant's reply came " + Tck.millis(grantedAt - sent)
-                        + " ms after it was asked for (check the validity LockBackend.tryAcquire reports)");
         Tck.staysTrue(
                 lease.multipliedBy(3),
                 () -> {

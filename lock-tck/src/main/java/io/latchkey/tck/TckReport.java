@@ -2,7 +2,6 @@ package io.latchkey.tck;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +26,7 @@ import org.junit.platform.launcher.TestPlan;
 
 /*
  * A report a backend author can attach to a pull request: for every TCK class that ran (a subclass of
- * LockBackendTck), TEST-<class>.xml (JUnit XML, as CI servers read it) and <class>.md (one page: the backend, the
+ * LockBackendTck), TEST-<class>.xml (JUnit XML, as CI servers read it) and <class>.md (both with the fully qualified name) (one page: the backend, the
  * verdict, each rule group's counts, every failure with its message, the skipped rules grouped by reason, and the
  * figures the rules measured). Registered through META-INF/services, so any JUnit Platform launcher that runs a TCK
  * class (Maven Surefire, Gradle, an IDE) writes it, to target/latchkey-tck unless the configuration parameter or
@@ -135,14 +134,18 @@ public final class TckReport implements TestExecutionListener {
     private void write(String className, String displayName, TestExecutionResult classResult) {
         Path dir = directory;
         List<Rule> rules = rulesByClass.remove(className);
-        if (dir == null || rules == null) {
+        if (dir == null) {
             return;
         }
-        List<Rule> copy;
-        synchronized (rules) {
-            copy = List.copyOf(rules);
+        List<Rule> copy = List.of(); // a class that failed in @BeforeAll ran no rule: its report says why
+        if (rules != null) {
+            synchronized (rules) {
+                copy = List.copyOf(rules);
+            }
         }
-        String setupFailure = classResult.getThrowable().map(TckReport::message).orElse(null);
+        String setupFailure = classResult.getStatus() == TestExecutionResult.Status.FAILED
+                ? classResult.getThrowable().map(TckReport::message).orElse("(no message)")
+                : null;
         Run run = new Run(
                 className,
                 displayName,
@@ -151,13 +154,14 @@ public final class TckReport implements TestExecutionListener {
                 classStarted.getOrDefault(className, Instant.now()),
                 Instant.now(),
                 tckVersion());
-        String simple = className.substring(className.lastIndexOf('.') + 1);
         try {
             Files.createDirectories(dir);
             Files.writeString(dir.resolve("TEST-" + className + ".xml"), TckReportFormats.junitXml(run));
-            Files.writeString(dir.resolve(simple + ".md"), TckReportFormats.markdown(run));
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not write the TCK report of " + className + " to " + dir, e);
+            Files.writeString(dir.resolve(className + ".md"), TckReportFormats.markdown(run));
+        } catch (IOException | RuntimeException e) {
+            // a listener's exception is only logged by JUnit, and must not change the run's outcome: say it plainly
+            System.err.println("Latchkey TCK: could not write the report of " + className + " to "
+                    + dir.toAbsolutePath() + ": " + e);
         }
     }
 

@@ -18,7 +18,7 @@ final class TckReportFormats {
                 "<testsuite name=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%d\""
                         + " timestamp=\"%s\">\n",
                 xml(run.className()),
-                run.rules().size(),
+                run.rules().size() + (run.setupFailure() == null ? 0 : 1),
                 run.count(Status.FAILED),
                 run.setupFailure() == null ? 0 : 1,
                 run.count(Status.ABORTED),
@@ -56,7 +56,7 @@ final class TckReportFormats {
             x.append("  </testcase>\n");
         }
         if (run.setupFailure() != null) {
-            x.append("  <testcase name=\"(class setup)\" classname=\"")
+            x.append("  <testcase name=\"(class set-up or tear-down)\" classname=\"")
                     .append(xml(run.className()))
                     .append("\" time=\"0\">\n    <error message=\"")
                     .append(xml(firstLine(run.setupFailure())))
@@ -101,7 +101,7 @@ final class TckReportFormats {
                 .append(" CPUs |\n");
         m.append("| lock-tck | ").append(run.tckVersion()).append(" |\n\n");
         if (run.setupFailure() != null) {
-            m.append("**The class failed to set up:** ").append(cell(run.setupFailure())).append("\n\n");
+            m.append("**The class failed outside its rules (set-up or tear-down):** ").append(cell(run.setupFailure())).append("\n\n");
         }
         m.append("## Rule groups\n\n| Group | Passed | Failed | Skipped |\n|---|---:|---:|---:|\n");
         run.byGroup().forEach((g, c) -> m.append(TckReport.locale("| %s | %d | %d | %d |%n", g, c[0], c[1], c[2])));

@@ -55,9 +55,13 @@ abstract class ZooKeeperTckBase extends LockBackendTck {
      */
     @Override
     protected java.util.Optional<LockBackend> newBackendThrough(FaultProxies proxies) {
-        String servers = java.util.Arrays.stream(server().connectString().split(","))
-                .map(proxies::route)
-                .collect(java.util.stream.Collectors.joining(","));
+        String connect = server().connectString();
+        int chroot = connect.indexOf('/'); // a chroot path follows the last host:port
+        String servers = java.util.Arrays.stream(
+                                (chroot < 0 ? connect : connect.substring(0, chroot)).split(","))
+                        .map(proxies::route)
+                        .collect(java.util.stream.Collectors.joining(","))
+                + (chroot < 0 ? "" : connect.substring(chroot));
         return java.util.Optional.of(new ZooKeeperBackendProvider()
                 .create(URI.create("zookeeper://" + servers), Map.of("sessionTimeout", "4s", "connectionTimeout", "3s")));
     }

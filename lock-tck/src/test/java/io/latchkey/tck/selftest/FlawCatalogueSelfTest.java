@@ -186,7 +186,7 @@ class FlawCatalogueSelfTest {
                 new Entry(
                         Flaw.RENEW_SHORTENS_THE_LEASE,
                         "network_blackHoledHolderIsToldBeforeAnotherIsGranted",
-                        "before the silent holder was told of its loss",
+                        "before the silent holder's validity ended",
                         LEASE_PLUS_SLACK),
                 new Entry(
                         Flaw.EXPIRY_FROM_CLIENT_WALL_CLOCK,

@@ -45,7 +45,7 @@ class TckReportSelfTest {
         LauncherFactory.create().execute(request, summary); // TckReport comes from META-INF/services
         assertThat(summary.getSummary().getTestsFailedCount()).isEqualTo(1);
 
-        Path md = dir.resolve(subject.getName().substring(subject.getName().lastIndexOf('.') + 1) + ".md");
+        Path md = dir.resolve(subject.getName() + ".md");
         Path xml = dir.resolve("TEST-" + subject.getName() + ".xml");
         assertThat(md).exists();
         assertThat(xml).exists();
@@ -72,10 +72,46 @@ class TckReportSelfTest {
         assertThat(doc.getElementsByTagName("system-out").item(0).getTextContent()).contains("FIGURE history on");
     }
 
+    /** A TCK class whose server never starts: it runs no rule, and its report must say why. */
+    @org.junit.jupiter.api.extension.ExtendWith(FlawedSubjects.OnlyInsideSelfTest.class)
+    static final class ServerNeverStarts extends io.latchkey.tck.LockBackendTck {
+        @org.junit.jupiter.api.BeforeAll
+        static void startServer() {
+            throw new IllegalStateException("the store under test did not start: port 1 refused");
+        }
+
+        @Override
+        protected io.latchkey.spi.LockBackend newBackend() {
+            throw new AssertionError("never reached");
+        }
+    }
+
+    @Test
+    @DisplayName("a TCK class that fails before any rule still gets a report that says why")
+    void classThatFailsToStartIsReported(@TempDir Path dir) throws Exception {
+        Class<?> subject = ServerNeverStarts.class;
+        LauncherFactory.create()
+                .execute(LauncherDiscoveryRequestBuilder.request()
+                        .selectors(org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod(
+                                subject, "exclusion_secondClientCannotAcquireHeldLock"))
+                        .configurationParameter(FlawedSubjects.ENABLED_PARAMETER, "true")
+                        .configurationParameter(TckReport.DIRECTORY_PARAMETER, dir.toString())
+                        .build());
+        assertThat(Files.readString(dir.resolve(subject.getName() + ".md")))
+                .contains("**FAILED**: 0 passed, 0 failed, 0 skipped of 0 rules")
+                .contains("set-up or tear-down")
+                .contains("the store under test did not start: port 1 refused");
+        Document doc = DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
+                .parse(dir.resolve("TEST-" + subject.getName() + ".xml").toFile());
+        assertThat(doc.getDocumentElement().getAttribute("tests")).isEqualTo("1");
+        assertThat(doc.getDocumentElement().getAttribute("errors")).isEqualTo("1");
+    }
+
     @Test
     @DisplayName("\"off\" writes nothing")
     void offWritesNothing() throws Exception {
-        Path wouldBe = Path.of(TckReport.DEFAULT_DIRECTORY, "FlawedSubjects$NoFlaw.md");
+        Path wouldBe = Path.of(TckReport.DEFAULT_DIRECTORY, FlawedSubjects.NoFlaw.class.getName() + ".md");
         Files.deleteIfExists(wouldBe);
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod(
