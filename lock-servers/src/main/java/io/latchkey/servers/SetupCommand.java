@@ -12,7 +12,7 @@ import java.util.function.Consumer;
 
 /**
  * Runs a one-shot setup command of a server recipe ({@code initdb}, {@code mariadb-install-db}) to completion,
- * its output in a log file, and turns a failure into one line: the program and its last line of output.
+ * its output in a log file, and turns a failure into one line: the program and its last lines of output.
  * Stateless; the caller's thread waits.
  */
 public final class SetupCommand {
@@ -51,10 +51,14 @@ public final class SetupCommand {
             throw new IOException(program + " did not finish within " + ProcessLaunch.seconds(timeout));
         }
         if (p.exitValue() != 0) {
-            List<String> lines = Files.readAllLines(logFile, StandardCharsets.UTF_8);
-            String last = lines.isEmpty()
+            // the last lines that say something: mariadb-install-db ends its output with blank lines
+            List<String> said = Files.readAllLines(logFile, StandardCharsets.UTF_8).stream()
+                    .map(String::trim)
+                    .filter(l -> !l.isEmpty())
+                    .toList();
+            String last = said.isEmpty()
                     ? "(no output)"
-                    : lines.get(lines.size() - 1).trim();
+                    : String.join(" | ", said.subList(Math.max(0, said.size() - 3), said.size()));
             throw new IOException(program + " failed with exit code " + p.exitValue() + ": " + last);
         }
     }

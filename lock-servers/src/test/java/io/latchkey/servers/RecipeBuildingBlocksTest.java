@@ -42,12 +42,12 @@ class RecipeBuildingBlocksTest {
 
         assertThatThrownBy(() -> SetupCommand.run(
                         "initdb",
-                        List.of("sh", "-c", "echo starting; echo 'bad locale'; exit 3"),
+                        List.of("sh", "-c", "echo starting; echo 'bad locale'; echo; echo '  '; exit 3"),
                         temp.resolve("setup.log"),
                         Duration.ofSeconds(10),
                         started::add))
                 .isInstanceOf(IOException.class)
-                .hasMessage("initdb failed with exit code 3: bad locale");
+                .hasMessage("initdb failed with exit code 3: starting | bad locale"); // blank lines skipped
         assertThat(started).hasSize(1);
     }
 
