@@ -22,6 +22,9 @@ import java.util.concurrent.TimeUnit;
  *    store per name and local waiters queue without polling.
  * 3. Store: attempt with one owner id for the whole acquisition, so an attempt whose reply was lost is
  *    recognised by the next one. A backend with a native queue waits inside acquire(request, maxWait).
+ *    A grant that arrives after its own lease ran out (a reply lost and retried inside the backend, a store
+ *    stalled for longer than the lease) is given back at once and counts as a busy answer: a caller never
+ *    receives a handle that is invalid before it sees it.
  * 4. Between attempts: the retry strategy's next delay, cut to the holder's remaining lease (if the store
  *    said) and to the time left, spent in backend.awaitChange so a notifying store ends it at a release.
  *
@@ -93,8 +96,13 @@ final class AcquireLoop {
                     // a store wait granted at an instant only the backend saw: the core's bound counts from the reply
                     Grant g = ValidityClamp.clamp(
                             reported, storeWait ? c.time.nanoTime() : startNanos, request.lease());
-                    granted = true; // from here the grant's HeldLock owns the gate
-                    return hold(c, g, o, gate, key, startNanos, reentrant, System.nanoTime() - begin);
+                    long late = c.time.nanoTime() - g.validUntilNanos();
+                    if (late < 0) {
+                        granted = true; // from here the grant's HeldLock owns the gate
+                        return hold(c, g, o, gate, key, startNanos, reentrant, System.nanoTime() - begin);
+                    }
+                    giveBackLateGrant(c, g, request, late);
+                    result = null; // as if the store had not answered: the retry policy's pause, then again
                 }
                 if (result != null) {
                     lastBusy = (Busy) result;
@@ -175,6 +183,23 @@ final class AcquireLoop {
                         + " forever; release the read grant first");
             }
         }
+    }
+
+    /**
+     * Releases a grant whose validity had already ended when it reached the loop: the backend's call took longer than
+     * the lease (it retried a lost reply, or the store stalled). A handle made from it would be lost at once.
+     */
+    private static void giveBackLateGrant(CoreLockClient c, Grant g, AcquireRequest request, long lateNanos) {
+        org.slf4j.LoggerFactory.getLogger(AcquireLoop.class)
+                .warn(
+                        "Lock '{}' on {}: the grant (token {}) arrived {} ms after its lease of {} ended (the store"
+                                + " took longer than the lease to answer); released it and trying again",
+                        g.name(),
+                        c.backend(),
+                        g.fencingToken(),
+                        TimeUnit.NANOSECONDS.toMillis(lateNanos),
+                        request.lease());
+        c.releaseQuietly(g);
     }
 
     /** Tells the store this waiter gave up (a writer's intent goes now, not at its expiry); best effort. */

@@ -66,7 +66,10 @@ import org.jspecify.annotations.Nullable;
  *       waiter asked for; returning early without a change is allowed (the core simply tries again).</li>
  *   <li><b>Expired grants.</b> The core releases a grant itself when its holder's validity runs out or a renewal
  *       fails for good ({@link io.latchkey.LockLoss.Reason#EXPIRED}, {@code RENEWAL_FAILED}), in the background; a
- *       backend must not rely on it (a crashed client releases nothing). An ended grant is not shown by
+ *       backend must not rely on it (a crashed client releases nothing). A grant whose validity has already
+ *       ended when the call that made it returns (the backend retried a lost reply for longer than the lease, the
+ *       store stalled) is released by the core at once, and the acquisition goes on as after a busy answer. An ended
+ *       grant is not shown by
  *       {@link #inspect} or {@link #list}, {@link #renew} never revives it, and a later grant's token is greater,
  *       also when the grant ended by expiry alone or by {@link #forceRelease}.</li>
  *   <li><b>Listing.</b> {@link #list}'s prefix is literal: every character, {@code _ % * ? [ ] \} included, matches

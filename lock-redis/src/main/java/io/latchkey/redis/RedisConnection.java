@@ -94,6 +94,12 @@ final class RedisConnection implements AutoCloseable {
             throw new IllegalArgumentException("Redlock needs at least 3 independent nodes, '" + b + "' names "
                     + b.hosts().size() + "; use redis://host:port for a single node");
         }
+        if (!s.addressMap().isEmpty()
+                && p.topology() != RedisTarget.Topology.SENTINEL
+                && p.topology() != RedisTarget.Topology.CLUSTER) {
+            throw new IllegalArgumentException("addressMap applies to redis-sentinel:// and redis-cluster://, whose"
+                    + " clients learn the nodes' addresses from the store; '" + b + "' names its nodes itself");
+        }
         if (b.scheme().equals("redis") && s.anyTlsSetting()) {
             throw new IllegalArgumentException("'" + b + "' is plain text (redis://) but TLS settings were given "
                     + "(tls, tlsCa, tlsCert, tlsKey); use rediss://host:port for TLS to one node");
@@ -132,6 +138,9 @@ final class RedisConnection implements AutoCloseable {
             // a client used through its command API (Sentinel, Cluster) runs BLPOP under this socket timeout;
             // RedisNode waits in slices of RedisNode.WAIT_SLICE_MILLIS, so a frozen server costs slice + timeout
             cc.blockingSocketTimeoutMillis(socketTimeoutMillis + RedisNode.WAIT_SLICE_MILLIS);
+            if (!s.addressMap().isEmpty()) {
+                cc.hostAndPortMapper(RedisTopologies.addressMapper(s.addressMap()));
+            }
             return cc.build();
         };
         if (p.topology() == RedisTarget.Topology.SENTINEL || p.topology() == RedisTarget.Topology.CLUSTER) {

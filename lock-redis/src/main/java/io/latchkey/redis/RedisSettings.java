@@ -35,6 +35,10 @@ import java.util.Set;
  *       trust store (a managed Redis with a private CA).</li>
  *   <li>{@code tlsCert}, {@code tlsKey}: client certificate (PEM, may hold the chain) and its unencrypted
  *       PKCS#8 PEM key, for servers that require mutual TLS; together or neither.</li>
+ *   <li>{@code addressMap}: for {@code redis-sentinel://} and {@code redis-cluster://}, whose clients learn the data
+ *       nodes' addresses from the store: the address to connect to instead of an address the store announces, as
+ *       {@code announced=reachable} pairs separated by commas ({@code 10.0.0.5:6379=redis-a.example:16379}), for
+ *       nodes behind NAT, port forwarding or a proxy. An announced address not in the map is used as it is.</li>
  * </ul>
  *
  * As in lock-etcd, {@code tlsCa} or {@code tlsCert} imply {@code tls=true}; {@code tls=false} together with a
@@ -57,7 +61,8 @@ public final class RedisSettings {
             "tls",
             "tlsCa",
             "tlsCert",
-            "tlsKey");
+            "tlsKey",
+            "addressMap");
 
     static final Duration SINGLE_NODE_TIMEOUT = Duration.ofSeconds(2);
     static final Duration REDLOCK_TIMEOUT = Duration.ofMillis(200);
@@ -75,6 +80,7 @@ public final class RedisSettings {
     private final Path tlsCa;
     private final Path tlsCert;
     private final Path tlsKey;
+    private final Map<String, String> addressMap;
 
     private RedisSettings(Builder b) {
         this.timeout = b.timeout;
@@ -87,6 +93,7 @@ public final class RedisSettings {
         this.tlsCa = b.tlsCa;
         this.tlsCert = b.tlsCert;
         this.tlsKey = b.tlsKey;
+        this.addressMap = b.addressMap;
     }
 
     /**
@@ -124,6 +131,7 @@ public final class RedisSettings {
         b.tlsCa = tlsCa;
         b.tlsCert = tlsCert;
         b.tlsKey = tlsKey;
+        b.addressMap = addressMap;
         return b;
     }
 
@@ -250,6 +258,16 @@ public final class RedisSettings {
         return Optional.ofNullable(tlsKey);
     }
 
+    /**
+     * Where to connect instead of an address a Sentinel or a cluster announces ({@code host:port} to
+     * {@code host:port}); empty by default.
+     *
+     * @return announced address to reachable address, immutable
+     */
+    public Map<String, String> addressMap() {
+        return addressMap;
+    }
+
     Duration timeoutOr(Duration fallback) {
         return timeout != null ? timeout : fallback;
     }
@@ -261,7 +279,8 @@ public final class RedisSettings {
                 + ", keyPrefix='" + keyPrefix + "', poolSize=" + poolSize + ", clockDrift=" + clockDrift
                 + ", clientName="
                 + clientName + ", tls=" + tls() + (tlsCa == null ? "" : ", tlsCa=" + tlsCa)
-                + (tlsCert == null ? "" : ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey) + "]";
+                + (tlsCert == null ? "" : ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey)
+                + (addressMap.isEmpty() ? "" : ", addressMap=" + addressMap) + "]";
     }
 
     @Override
@@ -276,13 +295,24 @@ public final class RedisSettings {
                 && Objects.equals(tls, s.tls)
                 && Objects.equals(tlsCa, s.tlsCa)
                 && Objects.equals(tlsCert, s.tlsCert)
-                && Objects.equals(tlsKey, s.tlsKey);
+                && Objects.equals(tlsKey, s.tlsKey)
+                && addressMap.equals(s.addressMap);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(
-                timeout, connectTimeout, keyPrefix, poolSize, clockDrift, clientName, tls, tlsCa, tlsCert, tlsKey);
+                timeout,
+                connectTimeout,
+                keyPrefix,
+                poolSize,
+                clockDrift,
+                clientName,
+                tls,
+                tlsCa,
+                tlsCert,
+                tlsKey,
+                addressMap);
     }
 
     /** Builder; every setter checks its argument. Not thread-safe. */
@@ -297,6 +327,7 @@ public final class RedisSettings {
         private Path tlsCa;
         private Path tlsCert;
         private Path tlsKey;
+        private Map<String, String> addressMap = Map.of();
 
         private Builder() {}
 
@@ -440,6 +471,41 @@ public final class RedisSettings {
         public Builder tlsKey(Path keyPem) {
             this.tlsKey = checkPath(keyPem, "tlsKey");
             return this;
+        }
+
+        /**
+         * Where to connect instead of an address a Sentinel or a cluster announces: each key and value
+         * {@code host:port} (port 1 to 65535). For {@code redis-sentinel://} and {@code redis-cluster://} URIs;
+         * the other topologies are given their nodes' addresses and reject it.
+         *
+         * @param announcedToReachable announced address to the address to connect to instead; copied
+         * @return this builder
+         */
+        public Builder addressMap(Map<String, String> announcedToReachable) {
+            if (announcedToReachable == null) {
+                throw new IllegalArgumentException("addressMap must not be null; pass an empty map for none");
+            }
+            java.util.Map<String, String> copy = new java.util.LinkedHashMap<>();
+            announcedToReachable.forEach((announced, reachable) ->
+                    copy.put(hostPort(announced, "an announced address"), hostPort(reachable, "a reachable address")));
+            this.addressMap = java.util.Collections.unmodifiableMap(copy);
+            return this;
+        }
+
+        private static String hostPort(String text, String what) {
+            int colon = text == null ? -1 : text.lastIndexOf(':');
+            if (colon > 0 && colon < text.length() - 1 && text.strip().equals(text)) {
+                try {
+                    int port = Integer.parseInt(text.substring(colon + 1));
+                    if (port >= 1 && port <= 65535) {
+                        return text;
+                    }
+                } catch (NumberFormatException e) {
+                    // the message below
+                }
+            }
+            throw new IllegalArgumentException("addressMap: " + what + " must be host:port with a port from 1 to"
+                    + " 65535, such as 10.0.0.5:6379, was '" + text + "'");
         }
 
         /**

@@ -190,6 +190,30 @@ class RedisUrisAndSettingsTest {
     }
 
     @Test
+    void addressMapReadsAnnouncedEqualsReachablePairsAndRejectsWhatItCannotUse() {
+        assertThat(RedisSettings.fromMap(Map.of("addressMap", "10.0.0.5:6379=redis-a.example:16379, 10.0.0.6:6379=b:1"))
+                        .addressMap())
+                .containsExactly(
+                        Map.entry("10.0.0.5:6379", "redis-a.example:16379"), Map.entry("10.0.0.6:6379", "b:1"));
+        assertThat(RedisSettings.defaults().addressMap()).isEmpty();
+        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("addressMap", "10.0.0.5:6379")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("announced=reachable pairs");
+        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("addressMap", "a:1=b:2,a:1=c:3")))
+                .hasMessageContaining("maps a:1 twice");
+        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("addressMap", "a:1=b:99999")))
+                .hasMessageContaining("a reachable address must be host:port with a port from 1 to 65535")
+                .hasMessageContaining("'b:99999'");
+        assertThatThrownBy(() -> RedisSettings.fromMap(Map.of("addressMap", "a=b:2")))
+                .hasMessageContaining("an announced address must be host:port");
+        // a single node and Redlock are given their nodes' addresses: the map would only confuse them
+        assertThatThrownBy(() -> RedisLockBackend.connect(
+                        URI.create("redis://127.0.0.1:1?addressMap=127.0.0.1:1%3D127.0.0.1:2"), Map.of()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("addressMap applies to redis-sentinel:// and redis-cluster://");
+    }
+
+    @Test
     void credentialsMayComeAsSettingsButNotTwiceAndNeverReachTheSettings() {
         RedisTarget p = parse("redis://h:1?user=app&password=s%40cret&timeout=1s", Map.of());
         assertThat(p.uri().user()).contains("app");

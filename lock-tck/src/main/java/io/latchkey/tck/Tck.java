@@ -193,7 +193,6 @@ final class Tck {
                 tck.settings().recipeRules(), "recipe rules run on this backend's primary configuration");
     }
 
-    /** Skips a read-write or semaphore rule on a configuration that turned them off ({@link TckSettings#primitiveRules()}). */
     /** Skips a process, clock or network fault rule on a configuration that turned them off. */
     static void assumeFaultRules(TckContext tck) {
         Assumptions.assumeTrue(
@@ -202,6 +201,7 @@ final class Tck {
                         + " its backend runs them on its primary configuration");
     }
 
+    /** Skips a read-write or semaphore rule on a configuration that turned them off ({@link TckSettings#primitiveRules()}). */
     static void assumePrimitiveRules(TckContext tck) {
         Assumptions.assumeTrue(
                 tck.settings().primitiveRules(),

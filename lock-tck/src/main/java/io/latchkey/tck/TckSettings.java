@@ -22,6 +22,10 @@ import java.time.Duration;
  *       JVMs, libfaketime, a fault proxy; about 20 s per configuration). A transport variant may turn them off as it does the recipes.</li>
  *   <li>{@code pausedHolderKeepsItsLock} (off): a store whose grant lives as long as the holder's connection keeps a
  *       SIGSTOPped holder's lock; see {@link #pausedHolderKeepsItsLock()}.</li>
+ *   <li>{@code minorityCut} (on): whether the minority-cut network rule applies to a proxied client with three
+ *       endpoints or more. Off for a store whose endpoints are not interchangeable replicas of one quorum: one that
+ *       shards names over its endpoints (Redis Cluster: a cut master takes its slots with it) or whose endpoints play
+ *       different roles (Redis Sentinel: the Sentinels and the master).</li>
  *   <li>{@code historyDuration} (3 s): the multi-name history rule's run; the {@code soak} profile makes it 60 s.</li>
  *   <li>{@code exclusionClients} (8: two threads per client, so both the store and the core's local queue are exercised), {@code exclusionThreads} (16), {@code exclusionRounds} (500).</li>
  * </ul>
@@ -37,6 +41,7 @@ public final class TckSettings {
     private final boolean primitiveRules;
     private final boolean pausedHolderKeepsItsLock;
     private final boolean faultRules;
+    private final boolean minorityCut;
     private final Duration historyDuration;
 
     private TckSettings(Builder b) {
@@ -50,6 +55,7 @@ public final class TckSettings {
         this.exclusionRounds = b.exclusionRounds;
         this.pausedHolderKeepsItsLock = b.pausedHolderKeepsItsLock;
         this.faultRules = b.faultRules;
+        this.minorityCut = b.minorityCut;
         this.historyDuration = b.historyDuration;
     }
 
@@ -88,6 +94,7 @@ public final class TckSettings {
                 .primitiveRules(primitiveRules)
                 .pausedHolderKeepsItsLock(pausedHolderKeepsItsLock)
                 .faultRules(faultRules)
+                .minorityCut(minorityCut)
                 .historyDuration(historyDuration);
     }
 
@@ -173,6 +180,16 @@ public final class TckSettings {
     }
 
     /**
+     * Whether the minority-cut network rule applies: true unless the store's endpoints are not interchangeable members
+     * of one quorum (see the class comment).
+     *
+     * @return whether a client must survive a minority of its endpoints cut off
+     */
+    public boolean minorityCut() {
+        return minorityCut;
+    }
+
+    /**
      * Whether a paused holder keeps its lock however long it is paused: true for a store whose grant lives exactly
      * as long as the holder's connection (a JDBC session-mode lock), where a SIGSTOPped process keeps its socket and
      * so its lock. The pause rule then checks that nobody else is granted the lock meanwhile, instead of expecting
@@ -202,7 +219,7 @@ public final class TckSettings {
     public String toString() {
         return "TckSettings[shortLease=" + shortLease + ", slack=" + slack + ", wakeUp=" + wakeUp + ", exclusion="
                 + exclusionThreads + " threads on " + exclusionClients + " clients x " + exclusionRounds + " rounds"
-                + (recipeRules ? "" : ", recipe rules off") + (faultRules ? "" : ", fault rules off") + (primitiveRules ? "" : ", read-write and semaphore rules off")
+                + (recipeRules ? "" : ", recipe rules off") + (faultRules ? "" : ", fault rules off") + (minorityCut ? "" : ", no minority cut") + (primitiveRules ? "" : ", read-write and semaphore rules off")
                 + "]";
     }
 
@@ -218,6 +235,7 @@ public final class TckSettings {
         private boolean primitiveRules = true;
         private boolean pausedHolderKeepsItsLock;
         private boolean faultRules = true;
+        private boolean minorityCut = true;
         private Duration historyDuration = Duration.ofSeconds(3);
 
         private Builder() {}
@@ -230,6 +248,18 @@ public final class TckSettings {
          */
         public Builder faultRules(boolean on) {
             faultRules = on;
+            return this;
+        }
+
+        /**
+         * Says whether a client must keep working with a minority of its endpoints cut off (see the class comment):
+         * turn it off for a store that shards names over its endpoints or whose endpoints play different roles.
+         *
+         * @param applies whether the minority-cut rule applies
+         * @return this builder
+         */
+        public Builder minorityCut(boolean applies) {
+            minorityCut = applies;
             return this;
         }
 

@@ -95,6 +95,18 @@ enum Flaw {
      */
     RENEW_SHORTENS_THE_LEASE,
     /**
+     * Acquire in two requests, as Redis's SETNX then EXPIRE: the store's grant has no expiry until the client's second
+     * request gives it its lease, and the same owner's retry is busy (SETNX knows no owner). A grant whose reply was
+     * lost never gets its lease: the lock stays taken by nobody, for ever (the lost-reply rule).
+     */
+    LEASE_SET_BY_A_SECOND_REQUEST,
+    /**
+     * A client of a store with several interchangeable endpoints (the served store on three) sends everything to the
+     * first endpoint and never fails over: losing that one node stops it, though a majority answers (the minority-cut
+     * rule).
+     */
+    NO_FAILOVER_BETWEEN_ENDPOINTS,
+    /**
      * A remote client sends the expiry as a time on its own wall clock (as an SQL backend that writes
      * {@code expires_at = now_on_the_client + lease} would), and the store compares it with its own: a client whose
      * wall clock is an hour ahead holds for an hour, one an hour behind holds for nothing (the clock rules). Only the

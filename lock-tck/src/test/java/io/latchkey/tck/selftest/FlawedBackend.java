@@ -48,12 +48,16 @@ final class FlawedBackend implements LockBackend {
 
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
-        return store.tryAcquire(request, this);
+        AcquireResult r = store.tryAcquire(request, this);
+        if (store.flaw() == Flaw.LEASE_SET_BY_A_SECOND_REQUEST && r instanceof Grant g) {
+            store.renew(g, request.lease()); // FLAW: the lease comes in a second request
+        }
+        return r;
     }
 
     @Override
     public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
-        return store.waitsInTheStore() ? store.acquire(request, maxWait, this) : store.tryAcquire(request, this);
+        return store.waitsInTheStore() ? store.acquire(request, maxWait, this) : tryAcquire(request);
     }
 
     @Override

@@ -57,8 +57,15 @@ final class FlawedStore {
     private long everyToken; // guarded by lock; GRANTS_EVERYTHING's one counter
     private volatile boolean down; // an outage (TckFaults.outage): every call fails as an unreachable server's would
 
+    /** The expiry of a grant that waits for its lease (LEASE_SET_BY_A_SECOND_REQUEST): a year, for ever here. */
+    private static final long UNTIL_A_LEASE_IS_SET = TimeUnit.DAYS.toNanos(365);
+
     FlawedStore(Flaw flaw) {
         this.flaw = flaw;
+    }
+
+    Flaw flaw() {
+        return flaw;
     }
 
     /** A new client of this store. */
@@ -175,7 +182,7 @@ final class FlawedStore {
         if (!s.owner.equals(req.owner())) {
             return s.busy(now);
         }
-        if (flaw == Flaw.SAME_OWNER_IS_BUSY) {
+        if (flaw == Flaw.SAME_OWNER_IS_BUSY || flaw == Flaw.LEASE_SET_BY_A_SECOND_REQUEST) {
             return s.busy(now); // FLAW: its own earlier grant, whose reply was lost, makes it busy
         }
         if (flaw == Flaw.SAME_OWNER_GETS_NEW_TOKEN) {
@@ -399,7 +406,9 @@ final class FlawedStore {
             // FLAW TOKEN_NOT_INCREASING: the counter is never advanced, every grant gets token 1
             token = flaw == Flaw.TOKEN_NOT_INCREASING ? 1 : ++lastToken;
             long lease = req.lease().toNanos();
-            expiresAt = now + storedLease(req.lease());
+            // FLAW LEASE_SET_BY_A_SECOND_REQUEST: no expiry until the client's next request (a renew) sets one
+            expiresAt = now
+                    + (flaw == Flaw.LEASE_SET_BY_A_SECOND_REQUEST ? UNTIL_A_LEASE_IS_SET : storedLease(req.lease()));
             acquiredAt = Instant.now();
             grantor = by;
             // validity counted from before the request reached the store: conservative, as §4.3 asks

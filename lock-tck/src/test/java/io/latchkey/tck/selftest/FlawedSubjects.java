@@ -46,6 +46,8 @@ final class FlawedSubjects {
         private final Flaw flaw;
         private final FlawedStore store;
         private final @Nullable StoreServer server;
+        /** The served store's other two endpoints (the same store), for a client with three endpoints. */
+        private final java.util.List<StoreServer> moreEndpoints;
 
         Subject(Flaw flaw) {
             this(flaw, false);
@@ -59,6 +61,8 @@ final class FlawedSubjects {
             this.flaw = flaw;
             this.store = new FlawedStore(flaw);
             this.server = servingChildJvms ? new StoreServer(store) : null;
+            this.moreEndpoints =
+                    servingChildJvms ? java.util.List.of(new StoreServer(store), new StoreServer(store)) : java.util.List.of();
         }
 
         @Override
@@ -71,11 +75,25 @@ final class FlawedSubjects {
                                     : java.util.Map.of()));
         }
 
-        /** A client of the served store through the test's fault proxy, for the network rules. */
+        /**
+         * A client of the served store's three endpoints, each through the test's fault proxy, for the network rules:
+         * it fails over between them (unless NO_FAILOVER_BETWEEN_ENDPOINTS), so a minority cut applies too.
+         */
         @Override
         protected Optional<LockBackend> newBackendThrough(FaultProxies proxies) {
-            return Optional.ofNullable(server)
-                    .map(s -> new RemoteStoreBackend("127.0.0.1", proxies.route("127.0.0.1", s.port()), false));
+            if (server == null) {
+                return Optional.empty();
+            }
+            java.util.List<RemoteStoreBackend> endpoints = new java.util.ArrayList<>();
+            for (StoreServer s : java.util.stream.Stream.concat(java.util.stream.Stream.of(server), moreEndpoints.stream())
+                    .toList()) {
+                endpoints.add(new RemoteStoreBackend(
+                        "127.0.0.1",
+                        proxies.route("127.0.0.1", s.port()),
+                        false,
+                        flaw == Flaw.LEASE_SET_BY_A_SECOND_REQUEST));
+            }
+            return Optional.of(new FailoverStoreBackend(endpoints, flaw != Flaw.NO_FAILOVER_BETWEEN_ENDPOINTS));
         }
 
         @Override
@@ -90,6 +108,7 @@ final class FlawedSubjects {
 
         @AfterEach
         void stopServingChildJvms() {
+            moreEndpoints.forEach(StoreServer::close);
             if (server != null) {
                 server.close();
             }

@@ -50,11 +50,18 @@ final class RemoteStoreBackend implements LockBackend {
     private Writer out; // guarded by io
 
     private final boolean wallClockExpiry;
+    private final boolean leaseBySecondRequest;
 
     RemoteStoreBackend(String host, int port, boolean wallClockExpiry) {
+        this(host, port, wallClockExpiry, false);
+    }
+
+    /** With {@code leaseBySecondRequest}, the client of a store with the flaw LEASE_SET_BY_A_SECOND_REQUEST. */
+    RemoteStoreBackend(String host, int port, boolean wallClockExpiry, boolean leaseBySecondRequest) {
         this.host = host;
         this.port = port;
         this.wallClockExpiry = wallClockExpiry;
+        this.leaseBySecondRequest = leaseBySecondRequest;
     }
 
     /** The lease as sent: nanoseconds, or (flaw EXPIRY_FROM_CLIENT_WALL_CLOCK) an expiry on this JVM's wall clock. */
@@ -80,12 +87,11 @@ final class RemoteStoreBackend implements LockBackend {
         String[] reply =
                 call(r.name(), "ACQ", enc(r.name()), enc(r.owner()), leaseField(r.lease()), r.fairness());
         if (reply[0].equals("GRANT")) {
-            return new Grant(
-                    r.name(),
-                    r.owner(),
-                    Long.parseLong(reply[1]),
-                    start + r.lease().toNanos(),
-                    null);
+            Grant g = new Grant(r.name(), r.owner(), Long.parseLong(reply[1]), start + r.lease().toNanos(), null);
+            if (leaseBySecondRequest) {
+                renew(g, r.lease()); // FLAW LEASE_SET_BY_A_SECOND_REQUEST: EXPIRE after SETNX
+            }
+            return g;
         }
         return new Busy(
                 reply[1].equals("-") ? null : dec(reply[1]),
