@@ -24,7 +24,8 @@ final class KnownProviders {
                     Set.of("jdbc:postgresql", "jdbc:mysql", "jdbc:mariadb", "jdbc:h2")),
             new Artifact("io.latchkey:lock-redis", "io.latchkey.redis.", Set.of("redis", "rediss", "redlock")),
             new Artifact("io.latchkey:lock-zookeeper", "io.latchkey.zookeeper.", Set.of("zookeeper")),
-            new Artifact("io.latchkey:lock-etcd", "io.latchkey.etcd.", Set.of("etcd", "etcds")));
+            new Artifact("io.latchkey:lock-etcd", "io.latchkey.etcd.", Set.of("etcd", "etcds")),
+            new Artifact("io.latchkey:lock-mongodb", "io.latchkey.mongodb.", Set.of("mongodb", "mongodb+srv")));
 
     private KnownProviders() {}
 

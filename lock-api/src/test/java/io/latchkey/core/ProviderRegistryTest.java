@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.latchkey.LockException;
 import io.latchkey.etcd.BrokenTestEtcdProvider;
+import io.latchkey.mongodb.BrokenTestMongoProvider;
 import io.latchkey.etcd.EtcdOnlyTestProvider;
 import io.latchkey.etcd.LazyClientTestEtcdProvider;
 import io.latchkey.jdbc.BrokenTestJdbcProvider;
@@ -57,6 +58,12 @@ class ProviderRegistryTest {
                         BrokenTestZooKeeperProvider.class),
                 Arguments.of("etcd://u:s3cretPw@h:2379", "io.latchkey:lock-etcd", BrokenTestEtcdProvider.class),
                 Arguments.of("etcds://u:s3cretPw@h:2379", "io.latchkey:lock-etcd", BrokenTestEtcdProvider.class),
+                Arguments.of(
+                        "mongodb://u:s3cretPw@h:27017/db", "io.latchkey:lock-mongodb", BrokenTestMongoProvider.class),
+                Arguments.of(
+                        "mongodb+srv://u:s3cretPw@cluster0.example.net/db",
+                        "io.latchkey:lock-mongodb",
+                        BrokenTestMongoProvider.class),
                 Arguments.of(
                         "jdbc:postgresql://h/db?user=u&password=s3cretPw",
                         "io.latchkey:lock-jdbc",
@@ -229,7 +236,7 @@ class ProviderRegistryTest {
                 .isThrownBy(() -> create(world, scheme + "://h:1"))
                 .withMessageNotContaining("Add the dependency")
                 .withMessageContaining("Latchkey's own schemes are etcd, etcds, jdbc:h2, jdbc:mariadb, jdbc:mysql, "
-                        + "jdbc:postgresql, mem, redis, rediss, redlock, zookeeper.")
+                        + "jdbc:postgresql, mem, mongodb, mongodb+srv, redis, rediss, redlock, zookeeper.")
                 .withMessageContaining("latchkey.provider");
     }
 

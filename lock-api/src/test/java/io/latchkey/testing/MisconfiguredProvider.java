@@ -16,6 +16,8 @@ public final class MisconfiguredProvider implements LockBackendProvider {
             "zookeeper",
             "etcd",
             "etcds",
+            "mongodb",
+            "mongodb+srv",
             "jdbc:postgresql",
             "jdbc:mysql",
             "jdbc:mariadb",

@@ -69,7 +69,8 @@ class ModulePathTest {
                 .collect(Collectors.toSet());
         assertTrue(providers.contains("io.latchkey.mem.MemoryBackendProvider"), () -> "providers: " + providers);
         long backends = names.keySet().stream()
-                .filter(n -> Set.of("io.latchkey.redis", "io.latchkey.jdbc", "io.latchkey.zookeeper", "io.latchkey.etcd")
+                .filter(n -> Set.of("io.latchkey.redis", "io.latchkey.jdbc", "io.latchkey.zookeeper", "io.latchkey.etcd",
+                                "io.latchkey.mongodb")
                         .contains(n))
                 .count();
         assertEquals(backends + 1, providers.size(), () -> "providers: " + providers + " for modules " + names);

@@ -1,0 +1,235 @@
+package io.latchkey.mongodb;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoException;
+import com.mongodb.MongoSecurityException;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.ReadConcern;
+import com.mongodb.WriteConcern;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.spi.BackendUri;
+import io.latchkey.spi.Redaction;
+import io.latchkey.spi.Settings;
+import io.latchkey.spi.StoreErrors;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+
+/*
+ * The client's lifecycle: a URI and settings become one MongoClient (its own pool, monitoring threads and
+ * reconnects), checked with a ping within connectTimeout, closed with the backend.
+ *
+ * The URI is MongoDB's own connection string (mongodb:// or mongodb+srv://, hosts, /database, the driver's options
+ * such as replicaSet or authSource), read through the SPI's BackendUri so that credentials may also come as the
+ * settings user and password and every message is redacted; the Latchkey keys (MongoSettings.KEYS) are taken out
+ * and the rest goes to the driver. The connection string handed to the driver carries the credentials and is never
+ * shown. Stateless apart from the client.
+ */
+final class MongoConnection implements AutoCloseable {
+    private final MongoClient client;
+    private final MongoCollection<Document> locks;
+    private final String description;
+    private final String target;
+    private final Set<String> secrets;
+    private final MongoSettings settings;
+    private final boolean owned;
+
+    private MongoConnection(
+            MongoClient client,
+            MongoSettings settings,
+            String description,
+            String target,
+            Set<String> secrets,
+            boolean owned) {
+        this.client = client;
+        this.owned = owned;
+        this.settings = settings;
+        this.description = description;
+        this.target = target;
+        this.secrets = secrets;
+        this.locks = client.getDatabase(settings.database())
+                .getCollection(settings.collection())
+                .withWriteConcern(
+                        settings.writeConcern() == MongoSettings.WriteConcernLevel.MAJORITY
+                                ? WriteConcern.MAJORITY
+                                : WriteConcern.W1)
+                .withReadConcern(
+                        switch (settings.readConcern()) {
+                            case MAJORITY -> ReadConcern.MAJORITY;
+                            case LOCAL -> ReadConcern.LOCAL;
+                            case LINEARIZABLE -> ReadConcern.LINEARIZABLE;
+                        });
+    }
+
+    /** Connects and checks the server; {@code check} false skips the ping (the CLI's offline commands). */
+    static MongoConnection open(URI uri, Map<String, String> given, boolean check) {
+        BackendUri b = BackendUri.parse(uri, MongoSettings.BACKEND, given, 27017);
+        if (!b.scheme().equals("mongodb") && !b.scheme().equals("mongodb+srv")) {
+            throw new IllegalArgumentException(
+                    "unsupported scheme in '" + b + "'; expected mongodb://host[:port][,host...] or mongodb+srv://host");
+        }
+        if (b.password().isPresent() && b.user().isEmpty()) {
+            throw new IllegalArgumentException("'" + b + "' gives a password without a user name; MongoDB needs both:"
+                    + " mongodb://user:password@host, or the settings user and password");
+        }
+        Settings all = b.settings();
+        Settings latchkey = Settings.of(MongoSettings.BACKEND, only(all.asMap(), true));
+        MongoSettings s = MongoSettings.read(latchkey, b.path().isEmpty() ? null : b.path());
+        ConnectionString cs;
+        try {
+            cs = new ConnectionString(driverString(b, uri, only(all.asMap(), false)));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("'" + b + "' is not a MongoDB connection string the driver accepts: "
+                    + Redaction.scrub(String.valueOf(e.getMessage()), uri.toString(), given));
+        }
+        int connectMillis = Math.toIntExact(s.connectTimeout().toMillis());
+        MongoClientSettings.Builder cb = MongoClientSettings.builder()
+                .applyConnectionString(cs)
+                .applyToSocketSettings(ss -> ss.connectTimeout(connectMillis, TimeUnit.MILLISECONDS)
+                        .readTimeout(Math.toIntExact(s.timeout().toMillis()), TimeUnit.MILLISECONDS))
+                .applyToClusterSettings(cl -> cl.serverSelectionTimeout(connectMillis, TimeUnit.MILLISECONDS));
+        if (cs.getApplicationName() == null) {
+            cb.applicationName("latchkey");
+        }
+        Set<String> secrets = Redaction.secretsOf(uri.toString(), given);
+        MongoConnection c =
+                new MongoConnection(MongoClients.create(cb.build()), s, b.toString(), b.target(), secrets, true);
+        if (check) {
+            try {
+                c.client.getDatabase(s.database()).runCommand(new Document("ping", 1));
+            } catch (RuntimeException e) {
+                c.close();
+                throw c.connectFailure(e);
+            }
+        }
+        return c;
+    }
+
+    /**
+     * On the application's client, which the backend never closes; its connection string, credentials, timeouts and
+     * concerns are the application's (the settings' write and read concerns apply to the lock collection).
+     */
+    static MongoConnection ofClient(MongoClient client, MongoSettings s, String description) {
+        return new MongoConnection(client, s, description, description, Set.of(), false);
+    }
+
+    /** The Latchkey keys of a merged settings map ({@code latchkey}), or every other key (the driver's). */
+    private static Map<String, String> only(Map<String, String> all, boolean latchkey) {
+        Map<String, String> picked = new java.util.LinkedHashMap<>();
+        all.forEach((k, v) -> {
+            if (MongoSettings.KEYS.contains(k) == latchkey) {
+                picked.put(k, v);
+            }
+        });
+        return picked;
+    }
+
+    /** The connection string for the driver: scheme, credentials, hosts, no path, the driver's options. */
+    private static String driverString(BackendUri b, URI original, Map<String, String> driverOptions) {
+        StringBuilder sb = new StringBuilder(b.scheme()).append("://");
+        if (b.user().isPresent()) {
+            sb.append(encode(b.user().get()));
+            b.password().ifPresent(pw -> sb.append(':').append(encode(pw)));
+            sb.append('@');
+        }
+        if (b.scheme().equals("mongodb+srv")) {
+            sb.append(original.getHost()); // one DNS name, no port: the SRV record gives the hosts
+        } else {
+            for (int i = 0; i < b.hosts().size(); i++) {
+                sb.append(i == 0 ? "" : ",").append(b.hosts().get(i));
+            }
+        }
+        sb.append('/');
+        String sep = "?";
+        for (Map.Entry<String, String> option : driverOptions.entrySet()) {
+            sb.append(sep).append(encode(option.getKey())).append('=').append(encode(option.getValue()));
+            sep = "&";
+        }
+        return sb.toString();
+    }
+
+    private static String encode(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /** A failure of the connect check, as one line that names the store and never a secret. */
+    private BackendUnavailableException connectFailure(RuntimeException e) {
+        if (isAuthentication(e)) {
+            return StoreErrors.authenticationFailed(target, scrub(reason(e)), null, null);
+        }
+        if (e instanceof MongoTimeoutException) {
+            return StoreErrors.cannotReach(
+                    target, settings.connectTimeout(), "no usable server answered (" + scrub(reason(e)) + ")", null, null);
+        }
+        return StoreErrors.cannotReach(target, settings.connectTimeout(), scrub(reason(e)), null, null);
+    }
+
+    /** An operation's failure, naming the operation, the lock and the store. */
+    BackendUnavailableException unavailable(String operation, String lockName, RuntimeException e) {
+        String why = isAuthentication(e) ? "authentication failed: " + scrub(reason(e)) : scrub(reason(e));
+        return new BackendUnavailableException(
+                "MongoDB " + operation + " failed on " + description + ": " + StoreErrors.oneLine(why),
+                lockName,
+                description,
+                null);
+    }
+
+    private static boolean isAuthentication(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof MongoSecurityException
+                    || (t instanceof MongoCommandException c && (c.getErrorCode() == 18 || c.getErrorCode() == 13))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String reason(Throwable e) {
+        Throwable deepest = e;
+        while (deepest.getCause() != null && deepest.getCause() != deepest) {
+            deepest = deepest.getCause();
+        }
+        String top = e instanceof MongoException m && m.getCode() != -1 ? "code " + m.getCode() + ": " : "";
+        String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        if (deepest != e && deepest.getMessage() != null && !msg.contains(deepest.getMessage())) {
+            msg = msg + " (" + deepest.getMessage() + ")";
+        }
+        return top + msg;
+    }
+
+    private String scrub(String text) {
+        String out = Redaction.redact(text);
+        for (String secret : secrets) {
+            out = out.replace(secret, Redaction.MASK);
+        }
+        return out;
+    }
+
+    MongoCollection<Document> locks() {
+        return locks;
+    }
+
+    MongoSettings settings() {
+        return settings;
+    }
+
+    String description() {
+        return description;
+    }
+
+    @Override
+    public void close() {
+        if (owned) {
+            client.close();
+        }
+    }
+}

@@ -1,0 +1,377 @@
+package io.latchkey.mongodb;
+
+import io.latchkey.spi.DurationText;
+import io.latchkey.spi.Settings;
+import io.latchkey.spi.StoreErrors;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Tuning of a MongoDB backend. Immutable; build with {@link #builder()}, or read from the Latchkey settings of a
+ * {@code mongodb://} URI (the query parameters with these names, and the settings map of
+ * {@code Latchkey.connect}); every other query parameter is the driver's own ({@code replicaSet},
+ * {@code authSource}, {@code tls}, ...).
+ *
+ * <ul>
+ *   <li>{@code database}: the database of the lock collection; default the URI's path ({@code /locks}), else
+ *       {@code latchkey}.</li>
+ *   <li>{@code collection}: the lock collection (default {@code latchkey_locks}); one document per name.</li>
+ *   <li>{@code namespace}: a prefix of every document id (default none), so that applications sharing a collection
+ *       never see each other's locks: the founding design's "business type".</li>
+ *   <li>{@code timeout}: how long one operation may wait for the server's reply (socket read timeout; default
+ *       2 s).</li>
+ *   <li>{@code connectTimeout}: the time allowed to find a usable server: the check at connect (a {@code ping})
+ *       and server selection for every operation (default 5 s, as on every Latchkey scheme).</li>
+ *   <li>{@code writeConcern}: {@code majority} (default) or {@code w1}: with {@code w1} a primary fail-over can
+ *       lose a grant that only the old primary had (see the module README).</li>
+ *   <li>{@code readConcern}: {@code majority} (default), {@code local} or {@code linearizable}, for inspect and
+ *       list and the read after a busy answer.</li>
+ * </ul>
+ */
+public final class MongoSettings {
+    /** The Latchkey keys of a MongoDB URI or settings map. */
+    public static final Set<String> KEYS =
+            Set.of("database", "collection", "namespace", "timeout", "connectTimeout", "writeConcern", "readConcern");
+
+    static final String BACKEND = "MongoDB";
+    static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
+    static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
+
+    /** How grants are written. */
+    public enum WriteConcernLevel {
+        /** Acknowledged by a majority of the replica set's voting members (default). */
+        MAJORITY,
+        /** Acknowledged by the primary alone: faster, and a fail-over can lose the last grants. */
+        W1
+    }
+
+    /** How inspect, list and the read after a busy answer read. */
+    public enum ReadConcernLevel {
+        /** What a majority has acknowledged (default). */
+        MAJORITY,
+        /** The primary's latest, possibly rolled back after a fail-over. */
+        LOCAL,
+        /** As majority, and reflecting every write acknowledged before the read began. */
+        LINEARIZABLE
+    }
+
+    private final String database;
+    private final String collection;
+    private final String namespace;
+    private final Duration timeout;
+    private final Duration connectTimeout;
+    private final WriteConcernLevel writeConcern;
+    private final ReadConcernLevel readConcern;
+
+    private MongoSettings(Builder b) {
+        this.database = b.database;
+        this.collection = b.collection;
+        this.namespace = b.namespace;
+        this.timeout = b.timeout;
+        this.connectTimeout = b.connectTimeout;
+        this.writeConcern = b.writeConcern;
+        this.readConcern = b.readConcern;
+    }
+
+    /**
+     * Defaults everywhere.
+     *
+     * @return the default settings
+     */
+    public static MongoSettings defaults() {
+        return builder().build();
+    }
+
+    /**
+     * A builder starting from the defaults.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * A builder holding these settings.
+     *
+     * @return a new builder
+     */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.database = database;
+        b.collection = collection;
+        b.namespace = namespace;
+        b.timeout = timeout;
+        b.connectTimeout = connectTimeout;
+        b.writeConcern = writeConcern;
+        b.readConcern = readConcern;
+        return b;
+    }
+
+    /** Reads the Latchkey settings; {@code uriDatabase} is the URI's path, or null. */
+    static MongoSettings read(Settings s, String uriDatabase) {
+        s.rejectUnknown(KEYS);
+        Builder b = builder();
+        if (s.has("database")) {
+            b.database(s.text("database", ""));
+        } else if (uriDatabase != null && !uriDatabase.isEmpty()) {
+            b.database(uriDatabase);
+        }
+        if (s.has("collection")) {
+            b.collection(s.text("collection", ""));
+        }
+        if (s.has("namespace")) {
+            b.namespace(s.text("namespace", ""));
+        }
+        s.duration("timeout", MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::timeout);
+        s.duration(StoreErrors.CONNECT_TIMEOUT, MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::connectTimeout);
+        if (s.has("writeConcern")) {
+            b.writeConcern(choice(s, "writeConcern", WriteConcernLevel.class));
+        }
+        if (s.has("readConcern")) {
+            b.readConcern(choice(s, "readConcern", ReadConcernLevel.class));
+        }
+        return b.build();
+    }
+
+    private static <E extends Enum<E>> E choice(Settings s, String key, Class<E> type) {
+        String text = s.text(key, "");
+        for (E e : type.getEnumConstants()) {
+            if (e.name().equalsIgnoreCase(text)) {
+                return e;
+            }
+        }
+        StringBuilder allowed = new StringBuilder();
+        for (E e : type.getEnumConstants()) {
+            allowed.append(allowed.length() == 0 ? "" : ", ").append(e.name().toLowerCase(Locale.ROOT));
+        }
+        throw new IllegalArgumentException(
+                BACKEND + " setting " + key + " must be one of " + allowed + ", was '" + text + "'");
+    }
+
+    /**
+     * The lock collection's database.
+     *
+     * @return the database name
+     */
+    public String database() {
+        return database;
+    }
+
+    /**
+     * The lock collection.
+     *
+     * @return the collection name
+     */
+    public String collection() {
+        return collection;
+    }
+
+    /**
+     * The prefix of every document id, possibly empty.
+     *
+     * @return the namespace
+     */
+    public String namespace() {
+        return namespace;
+    }
+
+    /**
+     * How long one operation waits for the server's reply.
+     *
+     * @return the timeout
+     */
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /**
+     * The time allowed to find a usable server.
+     *
+     * @return the connect timeout
+     */
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    /**
+     * How grants are written.
+     *
+     * @return the write concern
+     */
+    public WriteConcernLevel writeConcern() {
+        return writeConcern;
+    }
+
+    /**
+     * How inspect and list read.
+     *
+     * @return the read concern
+     */
+    public ReadConcernLevel readConcern() {
+        return readConcern;
+    }
+
+    @Override
+    public String toString() {
+        return "MongoSettings[database=" + database + ", collection=" + collection + ", namespace='" + namespace
+                + "', timeout=" + DurationText.format(timeout) + ", connectTimeout="
+                + DurationText.format(connectTimeout) + ", writeConcern=" + writeConcern.name().toLowerCase(Locale.ROOT)
+                + ", readConcern=" + readConcern.name().toLowerCase(Locale.ROOT) + "]";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof MongoSettings m
+                && database.equals(m.database)
+                && collection.equals(m.collection)
+                && namespace.equals(m.namespace)
+                && timeout.equals(m.timeout)
+                && connectTimeout.equals(m.connectTimeout)
+                && writeConcern == m.writeConcern
+                && readConcern == m.readConcern;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(database, collection, namespace, timeout, connectTimeout, writeConcern, readConcern);
+    }
+
+    /** Builder; every setter checks its argument. Not thread-safe. */
+    public static final class Builder {
+        private String database = "latchkey";
+        private String collection = "latchkey_locks";
+        private String namespace = "";
+        private Duration timeout = Duration.ofSeconds(2);
+        private Duration connectTimeout = StoreErrors.DEFAULT_CONNECT_TIMEOUT;
+        private WriteConcernLevel writeConcern = WriteConcernLevel.MAJORITY;
+        private ReadConcernLevel readConcern = ReadConcernLevel.MAJORITY;
+
+        private Builder() {}
+
+        /**
+         * The database: 1 to 63 characters, none of {@code /\. "$}, no whitespace or control characters.
+         *
+         * @param database the database name
+         * @return this builder
+         */
+        public Builder database(String database) {
+            this.database = name(database, "database", 63, "/\\. \"$");
+            return this;
+        }
+
+        /**
+         * The collection: 1 to 120 characters, no {@code $}, not starting with {@code system.}, no control characters.
+         *
+         * @param collection the collection name
+         * @return this builder
+         */
+        public Builder collection(String collection) {
+            String c = name(collection, "collection", 120, "$");
+            if (c.startsWith("system.")) {
+                throw new IllegalArgumentException(
+                        "collection must not start with 'system.' (MongoDB reserves it), was '" + c + "'");
+            }
+            this.collection = c;
+            return this;
+        }
+
+        /**
+         * A prefix of every document id: up to 64 characters without control characters; may be empty.
+         *
+         * @param namespace the prefix
+         * @return this builder
+         */
+        public Builder namespace(String namespace) {
+            if (namespace == null) {
+                throw new IllegalArgumentException("namespace must not be null; pass \"\" for none");
+            }
+            if (namespace.length() > 64 || namespace.chars().anyMatch(Character::isISOControl)) {
+                throw new IllegalArgumentException("namespace must be at most 64 characters without control characters,"
+                        + " was '" + namespace.replaceAll("\\p{Cntrl}", "?") + "'");
+            }
+            this.namespace = namespace;
+            return this;
+        }
+
+        /**
+         * The longest wait for one reply: positive, at most 10 minutes, whole milliseconds.
+         *
+         * @param timeout the timeout
+         * @return this builder
+         */
+        public Builder timeout(Duration timeout) {
+            this.timeout = checkTimeout(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * The time allowed to find a usable server: positive, at most 10 minutes.
+         *
+         * @param connectTimeout the connect timeout
+         * @return this builder
+         */
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = checkTimeout(connectTimeout, "connectTimeout");
+            return this;
+        }
+
+        /**
+         * How grants are written.
+         *
+         * @param level majority (default) or w1
+         * @return this builder
+         */
+        public Builder writeConcern(WriteConcernLevel level) {
+            this.writeConcern = Objects.requireNonNull(level, "writeConcern");
+            return this;
+        }
+
+        /**
+         * How inspect and list read.
+         *
+         * @param level majority (default), local or linearizable
+         * @return this builder
+         */
+        public Builder readConcern(ReadConcernLevel level) {
+            this.readConcern = Objects.requireNonNull(level, "readConcern");
+            return this;
+        }
+
+        /**
+         * The settings.
+         *
+         * @return the settings
+         */
+        public MongoSettings build() {
+            return new MongoSettings(this);
+        }
+
+        private static String name(String text, String what, int max, String forbidden) {
+            if (text == null || text.isEmpty() || text.length() > max) {
+                throw new IllegalArgumentException(
+                        what + " must be 1 to " + max + " characters, was " + (text == null ? null : "'" + text + "'"));
+            }
+            for (int i = 0; i < text.length(); i++) {
+                char c = text.charAt(i);
+                if (forbidden.indexOf(c) >= 0 || Character.isISOControl(c) || Character.isWhitespace(c)) {
+                    throw new IllegalArgumentException(String.format(
+                            "%s must not contain '%s' (at index %d of '%s'); MongoDB forbids %s, whitespace and control"
+                                    + " characters in it",
+                            what, c, i, text.replaceAll("\\p{Cntrl}", "?"), forbidden.replace(" ", "")));
+                }
+            }
+            return text;
+        }
+
+        private static Duration checkTimeout(Duration d, String what) {
+            if (d == null || d.isZero() || d.isNegative() || d.compareTo(MAX_TIMEOUT) > 0 || d.toMillis() == 0) {
+                throw new IllegalArgumentException(
+                        what + " must be a duration from 1ms to 10m, was " + (d == null ? null : DurationText.format(d)));
+            }
+            return d;
+        }
+    }
+}

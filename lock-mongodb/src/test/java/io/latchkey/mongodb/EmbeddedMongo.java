@@ -1,0 +1,50 @@
+package io.latchkey.mongodb;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.latchkey.tck.faults.FaultProxy;
+import java.net.InetSocketAddress;
+
+/**
+ * mongo-java-server, an in-process implementation of MongoDB's wire protocol (not a mongod: see the module README),
+ * on a loopback port, behind a TCK fault proxy that every client of the tests goes through, so that an outage is a
+ * cut of the proxy (connections closed, new ones refused) and the in-memory data survives it.
+ */
+final class EmbeddedMongo implements AutoCloseable {
+    private final MongoServer server;
+    private final InetSocketAddress address;
+    private final FaultProxy front;
+
+    EmbeddedMongo() {
+        server = new MongoServer(new MemoryBackend());
+        address = server.bind(); // a free port on loopback
+        front = FaultProxy.to("127.0.0.1", address.getPort());
+    }
+
+    /** The server's own address, {@code 127.0.0.1:port}. */
+    String hostPort() {
+        return "127.0.0.1:" + address.getPort();
+    }
+
+    /** The URI of a client that goes through the outage proxy. */
+    String uri() {
+        return "mongodb://127.0.0.1:" + front.port() + "/latchkey";
+    }
+
+    /** The URI of a client that reaches the server directly (child JVMs, fault proxies of the network rules). */
+    String directUri() {
+        return "mongodb://" + hostPort() + "/latchkey";
+    }
+
+    /** Stops the store for the clients of {@link #uri()} until the handle is closed. */
+    AutoCloseable outage() {
+        front.cut();
+        return front::heal;
+    }
+
+    @Override
+    public void close() {
+        front.close();
+        server.shutdownNow();
+    }
+}
