@@ -20,7 +20,6 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 
@@ -39,7 +38,10 @@ final class MongoConnection implements AutoCloseable {
     private final MongoCollection<Document> locks;
     private final String description;
     private final String target;
-    private final Set<String> secrets;
+    /** The URI and settings as given, for Redaction.scrub; never shown. */
+    private final String uri;
+
+    private final Map<String, String> given;
     private final MongoSettings settings;
     private final boolean owned;
 
@@ -48,14 +50,16 @@ final class MongoConnection implements AutoCloseable {
             MongoSettings settings,
             String description,
             String target,
-            Set<String> secrets,
+            String uri,
+            Map<String, String> given,
             boolean owned) {
         this.client = client;
         this.owned = owned;
         this.settings = settings;
         this.description = description;
         this.target = target;
-        this.secrets = secrets;
+        this.uri = uri;
+        this.given = given;
         this.locks = client.getDatabase(settings.database())
                 .getCollection(settings.collection())
                 .withWriteConcern(
@@ -100,9 +104,8 @@ final class MongoConnection implements AutoCloseable {
         if (cs.getApplicationName() == null) {
             cb.applicationName("latchkey");
         }
-        Set<String> secrets = Redaction.secretsOf(uri.toString(), given);
-        MongoConnection c =
-                new MongoConnection(MongoClients.create(cb.build()), s, b.toString(), b.target(), secrets, true);
+        MongoConnection c = new MongoConnection(
+                MongoClients.create(cb.build()), s, b.toString(), b.target(), uri.toString(), Map.copyOf(given), true);
         if (check) {
             try {
                 c.client.getDatabase(s.database()).runCommand(new Document("ping", 1));
@@ -119,7 +122,7 @@ final class MongoConnection implements AutoCloseable {
      * concerns are the application's (the settings' write and read concerns apply to the lock collection).
      */
     static MongoConnection ofClient(MongoClient client, MongoSettings s, String description) {
-        return new MongoConnection(client, s, description, description, Set.of(), false);
+        return new MongoConnection(client, s, description, description, description, Map.of(), false);
     }
 
     /** The Latchkey keys of a merged settings map ({@code latchkey}), or every other key (the driver's). */
@@ -207,11 +210,7 @@ final class MongoConnection implements AutoCloseable {
     }
 
     private String scrub(String text) {
-        String out = Redaction.redact(text);
-        for (String secret : secrets) {
-            out = out.replace(secret, Redaction.MASK);
-        }
-        return out;
+        return Redaction.scrub(text, uri, given);
     }
 
     MongoCollection<Document> locks() {

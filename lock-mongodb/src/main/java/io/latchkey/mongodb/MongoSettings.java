@@ -127,28 +127,9 @@ public final class MongoSettings {
         }
         s.duration("timeout", MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::timeout);
         s.duration(StoreErrors.CONNECT_TIMEOUT, MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::connectTimeout);
-        if (s.has("writeConcern")) {
-            b.writeConcern(choice(s, "writeConcern", WriteConcernLevel.class));
-        }
-        if (s.has("readConcern")) {
-            b.readConcern(choice(s, "readConcern", ReadConcernLevel.class));
-        }
+        b.writeConcern(s.choice("writeConcern", WriteConcernLevel.class, WriteConcernLevel.MAJORITY));
+        b.readConcern(s.choice("readConcern", ReadConcernLevel.class, ReadConcernLevel.MAJORITY));
         return b.build();
-    }
-
-    private static <E extends Enum<E>> E choice(Settings s, String key, Class<E> type) {
-        String text = s.text(key, "");
-        for (E e : type.getEnumConstants()) {
-            if (e.name().equalsIgnoreCase(text)) {
-                return e;
-            }
-        }
-        StringBuilder allowed = new StringBuilder();
-        for (E e : type.getEnumConstants()) {
-            allowed.append(allowed.length() == 0 ? "" : ", ").append(e.name().toLowerCase(Locale.ROOT));
-        }
-        throw new IllegalArgumentException(
-                BACKEND + " setting " + key + " must be one of " + allowed + ", was '" + text + "'");
     }
 
     /**

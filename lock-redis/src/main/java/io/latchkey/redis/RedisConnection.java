@@ -139,7 +139,7 @@ final class RedisConnection implements AutoCloseable {
             // RedisNode waits in slices of RedisNode.WAIT_SLICE_MILLIS, so a frozen server costs slice + timeout
             cc.blockingSocketTimeoutMillis(socketTimeoutMillis + RedisNode.WAIT_SLICE_MILLIS);
             if (!s.addressMap().isEmpty()) {
-                cc.hostAndPortMapper(RedisTopologies.addressMapper(s.addressMap()));
+                cc.hostAndPortMapper(RedisAddressMap.mapper(s.addressMap()));
             }
             return cc.build();
         };

@@ -482,30 +482,8 @@ public final class RedisSettings {
          * @return this builder
          */
         public Builder addressMap(Map<String, String> announcedToReachable) {
-            if (announcedToReachable == null) {
-                throw new IllegalArgumentException("addressMap must not be null; pass an empty map for none");
-            }
-            java.util.Map<String, String> copy = new java.util.LinkedHashMap<>();
-            announcedToReachable.forEach((announced, reachable) ->
-                    copy.put(hostPort(announced, "an announced address"), hostPort(reachable, "a reachable address")));
-            this.addressMap = java.util.Collections.unmodifiableMap(copy);
+            this.addressMap = RedisAddressMap.check(announcedToReachable);
             return this;
-        }
-
-        private static String hostPort(String text, String what) {
-            int colon = text == null ? -1 : text.lastIndexOf(':');
-            if (colon > 0 && colon < text.length() - 1 && text.strip().equals(text)) {
-                try {
-                    int port = Integer.parseInt(text.substring(colon + 1));
-                    if (port >= 1 && port <= 65535) {
-                        return text;
-                    }
-                } catch (NumberFormatException e) {
-                    // the message below
-                }
-            }
-            throw new IllegalArgumentException("addressMap: " + what + " must be host:port with a port from 1 to"
-                    + " 65535, such as 10.0.0.5:6379, was '" + text + "'");
         }
 
         /**

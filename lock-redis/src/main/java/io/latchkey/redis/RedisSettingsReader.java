@@ -46,28 +46,9 @@ final class RedisSettingsReader {
         pemFile(s, "tlsCert").ifPresent(b::tlsCert);
         pemFile(s, "tlsKey").ifPresent(b::tlsKey);
         if (s.has("addressMap")) {
-            b.addressMap(addressMap(s.text("addressMap", "")));
+            b.addressMap(RedisAddressMap.parse(s.text("addressMap", "")));
         }
         return b.build();
-    }
-
-    /** {@code announced=reachable,announced=reachable}; the builder checks each address. */
-    private static java.util.Map<String, String> addressMap(String text) {
-        java.util.Map<String, String> map = new java.util.LinkedHashMap<>();
-        for (String pair : text.split(",", -1)) {
-            int eq = pair.indexOf('=');
-            if (eq < 0 || pair.indexOf('=', eq + 1) >= 0) {
-                throw new IllegalArgumentException(RedisSettings.BACKEND + " setting addressMap must be announced="
-                        + "reachable pairs separated by commas, such as 10.0.0.5:6379=redis-a.example:16379, was '"
-                        + text + "'");
-            }
-            String announced = pair.substring(0, eq).strip();
-            if (map.put(announced, pair.substring(eq + 1).strip()) != null) {
-                throw new IllegalArgumentException(RedisSettings.BACKEND + " setting addressMap maps " + announced
-                        + " twice, in '" + text + "'");
-            }
-        }
-        return map;
     }
 
     /** A PEM file setting (blank is rejected by the builder); RedisTls reads and checks the file later. */

@@ -106,16 +106,6 @@ final class RedisTopologies {
         });
     }
 
-    /**
-     * The addressMap setting as Jedis's mapper: every connection to an announced data node goes where the map
-     * says (Jedis asks at each socket it opens); an address not in the map is used as announced.
-     */
-    static redis.clients.jedis.HostAndPortMapper addressMapper(java.util.Map<String, String> announcedToReachable) {
-        java.util.Map<String, HostAndPort> map = new java.util.HashMap<>();
-        announcedToReachable.forEach((announced, reachable) -> map.put(announced, HostAndPort.from(reachable)));
-        return announced -> map.get(announced.getHost() + ":" + announced.getPort());
-    }
-
     /** A PING through the backend's client; on failure the connection is closed and the error is one line. */
     static void check(RedisConnection c) {
         try {
