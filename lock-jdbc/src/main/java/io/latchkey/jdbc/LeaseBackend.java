@@ -8,6 +8,7 @@ import io.latchkey.spi.Busy;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.WakeBoard;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -129,7 +130,7 @@ final class LeaseBackend extends JdbcLockBackend {
         String key = namespace + "/" + request.name();
         int queuedAs = 0; // the listener pid this waiter is queued under in the row, 0 if none
         boolean granted = false;
-        try (PgWaiting.Waiter waiter = wakeups.register(key)) {
+        try (WakeBoard.Waiter waiter = wakeups.register(key)) {
             try {
                 for (; ; ) {
                     long since = wakeups.snapshot();

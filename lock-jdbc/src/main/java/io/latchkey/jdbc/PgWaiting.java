@@ -1,16 +1,13 @@
 package io.latchkey.jdbc;
 
 import io.latchkey.spi.DaemonThreads;
+import io.latchkey.spi.WakeBoard;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -27,12 +24,9 @@ import org.slf4j.LoggerFactory;
  * session is still alive, with the payload "namespace/name". So one release wakes one waiting client, and a
  * release with nobody queued sends nothing: uncontended locks cost the listeners nothing.
  *
- * No wake-up may be lost between a waiter's busy attempt and its wait, so:
- * - every notification gets a sequence number, recorded per key in `lastNotified` before any waiter is
- *   signalled (under that key's waiter lock);
- * - a waiter passes the sequence number read BEFORE its attempt was sent (`snapshot()`), and under its
- *   key's lock returns at once if a newer notification is recorded, else awaits the condition.
- * A waiter registers its key here ({@link #register}) before its first attempt and unregisters only after
+ * No wake-up may be lost between a waiter's busy attempt and its wait: the spi's WakeBoard records each
+ * notification's sequence number per key, and a waiter passes the snapshot it took before its attempt.
+ * A waiter registers its key ({@link #register}) before its first attempt and unregisters only after
  * it left the row's queue (granted, or the leave statement ran). So a notification for a key with no
  * registered waiter is stale (its waiter failed without leaving): the queue entry is removed and the
  * wake-up passed on to the next pid (`passOn`), so a stale entry never strands the other waiters.
@@ -41,54 +35,14 @@ import org.slf4j.LoggerFactory;
 final class PgWaiting implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgWaiting.class);
     private static final int POLL_MILLIS = 500;
-    private static final int PRUNE_ABOVE = 4096;
 
     private final JdbcConnections connections;
     private final BiConsumer<String, Integer> passOn;
-    private final AtomicLong sequence = new AtomicLong();
-    private final ConcurrentHashMap<String, Long> lastNotified = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, Waiter> waiters = new ConcurrentHashMap<>();
+    private final WakeBoard board = new WakeBoard();
     private final Thread thread;
     private volatile boolean closed;
     private volatile Connection listening;
     private volatile int pid;
-
-    /** The waiters of one key in this client (the core sends one contender per name per client). */
-    final class Waiter implements AutoCloseable {
-        private final String key;
-        private final ReentrantLock lock = new ReentrantLock();
-        private final Condition changed = lock.newCondition();
-        private int users; // guarded by the map's bin lock
-
-        private Waiter(String key) {
-            this.key = key;
-        }
-
-        /** Waits until a release of this key is notified after {@code since}, or the timeout passes. */
-        boolean await(long timeoutNanos, long since) throws InterruptedException {
-            long left = timeoutNanos;
-            lock.lockInterruptibly();
-            try {
-                for (; ; ) {
-                    Long last = lastNotified.get(key);
-                    if (last != null && last > since) {
-                        return true;
-                    }
-                    if (left <= 0) {
-                        return false;
-                    }
-                    left = changed.awaitNanos(left);
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        @Override
-        public void close() {
-            waiters.computeIfPresent(key, (k, v) -> --v.users == 0 ? null : v);
-        }
-    }
 
     /**
      * @param passOn runs the leave statement for (key, pid): a notification reached this client for a key
@@ -110,39 +64,23 @@ final class PgWaiting implements AutoCloseable {
         return pid;
     }
 
-    /** The sequence number to pass to {@link Waiter#await} for an attempt about to be sent. */
+    /** The sequence number to pass to {@link WakeBoard.Waiter#await} for an attempt about to be sent. */
     long snapshot() {
-        return sequence.get();
+        return board.snapshot();
     }
 
     /** Registers a waiter for {@code key} ("namespace/name"); close it after leaving the row's queue. */
-    Waiter register(String key) {
-        return waiters.compute(key, (k, v) -> {
-            Waiter x = v == null ? new Waiter(k) : v;
-            x.users++;
-            return x;
-        });
+    WakeBoard.Waiter register(String key) {
+        return board.register(key);
     }
 
     /** Waits for a notification of {@code key} after {@code since} without being registered (awaitChange). */
     boolean await(String key, Duration timeout, long since) throws InterruptedException {
-        try (Waiter w = register(key)) {
-            return w.await(timeout.toNanos(), since);
-        }
+        return board.await(key, timeout, since);
     }
 
     private void notified(String key, int myPid) {
-        long seq = sequence.incrementAndGet();
-        lastNotified.put(key, seq);
-        Waiter w = waiters.get(key);
-        if (w != null) {
-            w.lock.lock();
-            try {
-                w.changed.signal();
-            } finally {
-                w.lock.unlock();
-            }
-        } else {
+        if (!board.signal(key)) {
             try {
                 passOn.accept(key, myPid);
             } catch (RuntimeException e) {
@@ -152,10 +90,6 @@ final class PgWaiting implements AutoCloseable {
                         connections.description,
                         e);
             }
-        }
-        if (lastNotified.size() > PRUNE_ABOVE) {
-            long keepFrom = seq - PRUNE_ABOVE / 2;
-            lastNotified.values().removeIf(s -> s < keepFrom);
         }
     }
 

@@ -34,6 +34,9 @@ import org.bson.Document;
  * shown. Stateless apart from the client.
  */
 final class MongoConnection implements AutoCloseable {
+    /** The connect check; afterwards the driver's monitor knows the deployment's type. */
+    private static final Document PING = new Document("ping", 1);
+
     private final MongoClient client;
     private final MongoCollection<Document> locks;
     private final String description;
@@ -44,6 +47,8 @@ final class MongoConnection implements AutoCloseable {
     private final Map<String, String> given;
     private final MongoSettings settings;
     private final boolean owned;
+    /** Whether waiters use a change stream: the changeStreams setting, and for auto what hello said. */
+    private boolean changeStreams; // set once before the connection is handed out
 
     private MongoConnection(
             MongoClient client,
@@ -108,7 +113,8 @@ final class MongoConnection implements AutoCloseable {
                 MongoClients.create(cb.build()), s, b.toString(), b.target(), uri.toString(), Map.copyOf(given), true);
         if (check) {
             try {
-                c.client.getDatabase(s.database()).runCommand(new Document("ping", 1));
+                c.client.getDatabase(s.database()).runCommand(PING);
+                c.changeStreams = c.useChangeStreams();
             } catch (RuntimeException e) {
                 c.close();
                 throw c.connectFailure(e);
@@ -118,11 +124,43 @@ final class MongoConnection implements AutoCloseable {
     }
 
     /**
+     * The changeStreams setting applied to the deployment's type as the driver's monitor saw it (after a ping): a
+     * replica set, a sharded cluster (mongos) and a load-balanced deployment have change streams; a standalone
+     * mongod has none. No extra round trip.
+     */
+    private boolean useChangeStreams() {
+        return switch (settings.changeStreams()) {
+            case ON -> true;
+            case OFF -> false;
+            case AUTO -> switch (client.getClusterDescription().getType()) {
+                case REPLICA_SET, SHARDED, LOAD_BALANCED -> true;
+                default -> false;
+            };
+        };
+    }
+
+    /**
      * On the application's client, which the backend never closes; its connection string, credentials, timeouts and
      * concerns are the application's (the settings' write and read concerns apply to the lock collection).
      */
     static MongoConnection ofClient(MongoClient client, MongoSettings s, String description) {
-        return new MongoConnection(client, s, description, description, description, Map.of(), false);
+        MongoConnection c = new MongoConnection(client, s, description, description, description, Map.of(), false);
+        if (s.changeStreams() == MongoSettings.ChangeStreamMode.AUTO) {
+            try {
+                client.getDatabase(s.database()).runCommand(PING);
+                c.changeStreams = c.useChangeStreams();
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger(MongoConnection.class)
+                        .warn(
+                                "Could not ask {} whether it has change streams ({}); waiters poll. Set changeStreams"
+                                        + " to on or off to skip the question.",
+                                description,
+                                StoreErrors.oneLine(c.scrub(reason(e))));
+            }
+        } else {
+            c.changeStreams = c.useChangeStreams();
+        }
+        return c;
     }
 
     /** The Latchkey keys of a merged settings map ({@code latchkey}), or every other key (the driver's). */
@@ -219,6 +257,11 @@ final class MongoConnection implements AutoCloseable {
 
     MongoSettings settings() {
         return settings;
+    }
+
+    /** Whether waiters should use a change stream on this connection. */
+    boolean changeStreams() {
+        return changeStreams;
     }
 
     String description() {

@@ -33,8 +33,9 @@ import org.bson.Document;
  * a read, the creating upsert, the grant: four, once per name).
  *
  * Validity is the request's start on this JVM's monotonic clock + the lease: the server judges the lease from its
- * own clock at the moment it applied the write, which is after the request started. Waiting is the core's polling
- * (NATIVE_WAIT is not claimed: change streams need a replica set and are not used yet).
+ * own clock at the moment it applied the write, which is after the request started. Waiting: on a replica set or
+ * mongos (or with changeStreams=on) one change stream per client wakes waiters at a release (MongoWaiting; NATIVE_WAIT
+ * is claimed only then); otherwise the core polls with its backoff, capped by the holder's lease left.
  *
  * Concurrency: stateless apart from the driver's client, which is thread-safe; no lock is held around I/O.
  */
@@ -43,18 +44,26 @@ import org.bson.Document;
  * the server's clock. Create it with {@code Latchkey.connect("mongodb://host/db")} or {@link #connect(String)}.
  */
 public final class MongoLockBackend implements LockBackend {
-    private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.LISTING, Capability.SERVER_CLOCK);
+    private static final Set<Capability> POLLING = EnumSet.of(Capability.LISTING, Capability.SERVER_CLOCK);
+    private static final Set<Capability> WATCHING =
+            EnumSet.of(Capability.LISTING, Capability.SERVER_CLOCK, Capability.NATIVE_WAIT);
     /** A busy answer that found the grant gone before it could read it is tried again this often. */
     private static final int ATTEMPTS = 3;
 
     private final MongoConnection connection;
     private final MongoCollection<Document> locks;
     private final String namespace;
+    /** The change stream that wakes waiters, or null when they poll. */
+    private final MongoWaiting waiting;
 
     private MongoLockBackend(MongoConnection connection) {
         this.connection = connection;
         this.locks = connection.locks();
         this.namespace = connection.settings().namespace();
+        this.waiting = connection.changeStreams()
+                ? new MongoWaiting(
+                        locks, namespace, connection.description(), connection.settings().timeout())
+                : null;
     }
 
     /**
@@ -135,7 +144,9 @@ public final class MongoLockBackend implements LockBackend {
         }
 
         /**
-         * The backend; nothing is sent until the first call.
+         * The backend. With the changeStreams setting {@code auto} (default) it pings the server once, so that the driver
+         * knows whether the deployment is a replica set, a sharded cluster or load-balanced, whose change streams then wake waiters; with {@code on} or
+         * {@code off} nothing is sent until the first call.
          *
          * @return the backend
          */
@@ -151,7 +162,7 @@ public final class MongoLockBackend implements LockBackend {
 
     @Override
     public Set<Capability> capabilities() {
-        return CAPABILITIES;
+        return waiting != null ? WATCHING : POLLING;
     }
 
     @Override
@@ -159,6 +170,9 @@ public final class MongoLockBackend implements LockBackend {
         requireExclusive(request.kind());
         String id = namespace + request.name();
         long leaseMs = leaseMillis(request.lease());
+        if (waiting != null) {
+            waiting.beforeAttempt();
+        }
         try {
             for (int attempt = 1; ; attempt++) {
                 long start = System.nanoTime();
@@ -197,6 +211,14 @@ public final class MongoLockBackend implements LockBackend {
         } catch (MongoException e) {
             throw connection.unavailable("acquire", request.name(), e);
         }
+    }
+
+    @Override
+    public boolean awaitChange(String name, Duration timeout) throws InterruptedException {
+        if (waiting == null) {
+            return LockBackend.super.awaitChange(name, timeout);
+        }
+        return waiting.await(name, timeout);
     }
 
     @Override
@@ -268,7 +290,15 @@ public final class MongoLockBackend implements LockBackend {
 
     @Override
     public void close() {
+        if (waiting != null) {
+            waiting.close();
+        }
         connection.close();
+    }
+
+    /** Whether this backend's change stream is open now (tests). */
+    boolean streamOpen() {
+        return waiting != null && waiting.watching();
     }
 
     @Override

@@ -28,12 +28,25 @@ import java.util.Set;
  *       lose a grant that only the old primary had (see the module README).</li>
  *   <li>{@code readConcern}: {@code majority} (default), {@code local} or {@code linearizable}, for inspect and
  *       list and the read after a busy answer.</li>
+ *   <li>{@code changeStreams}: {@code auto} (default), {@code on} or {@code off}: how waiters learn of a release.
+ *       With change streams one stream per client wakes a waiter the moment a release is written ({@code NATIVE_WAIT});
+ *       without them waiters poll with the core's backoff. {@code auto} uses them when the driver finds a replica set,
+ *       a sharded cluster or a load-balanced deployment (a standalone {@code mongod} has no change streams); {@code on} uses
+ *       them whatever the server says, for servers that have them but do not say so.</li>
  * </ul>
  */
 public final class MongoSettings {
     /** The Latchkey keys of a MongoDB URI or settings map. */
     public static final Set<String> KEYS =
-            Set.of("database", "collection", "namespace", "timeout", "connectTimeout", "writeConcern", "readConcern");
+            Set.of(
+            "database",
+            "collection",
+            "namespace",
+            "timeout",
+            "connectTimeout",
+            "writeConcern",
+            "readConcern",
+            "changeStreams");
 
     static final String BACKEND = "MongoDB";
     static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
@@ -57,6 +70,16 @@ public final class MongoSettings {
         LINEARIZABLE
     }
 
+    /** How waiters learn of a release. */
+    public enum ChangeStreamMode {
+        /** Change streams on a replica set, a sharded cluster or a load-balanced deployment (default). */
+        AUTO,
+        /** Change streams whatever the server says of itself. */
+        ON,
+        /** The core's polling with backoff. */
+        OFF
+    }
+
     private final String database;
     private final String collection;
     private final String namespace;
@@ -64,6 +87,7 @@ public final class MongoSettings {
     private final Duration connectTimeout;
     private final WriteConcernLevel writeConcern;
     private final ReadConcernLevel readConcern;
+    private final ChangeStreamMode changeStreams;
 
     private MongoSettings(Builder b) {
         this.database = b.database;
@@ -73,6 +97,7 @@ public final class MongoSettings {
         this.connectTimeout = b.connectTimeout;
         this.writeConcern = b.writeConcern;
         this.readConcern = b.readConcern;
+        this.changeStreams = b.changeStreams;
     }
 
     /**
@@ -107,6 +132,7 @@ public final class MongoSettings {
         b.connectTimeout = connectTimeout;
         b.writeConcern = writeConcern;
         b.readConcern = readConcern;
+        b.changeStreams = changeStreams;
         return b;
     }
 
@@ -129,6 +155,7 @@ public final class MongoSettings {
         s.duration(StoreErrors.CONNECT_TIMEOUT, MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::connectTimeout);
         b.writeConcern(s.choice("writeConcern", WriteConcernLevel.class, WriteConcernLevel.MAJORITY));
         b.readConcern(s.choice("readConcern", ReadConcernLevel.class, ReadConcernLevel.MAJORITY));
+        b.changeStreams(s.choice("changeStreams", ChangeStreamMode.class, ChangeStreamMode.AUTO));
         return b.build();
     }
 
@@ -195,12 +222,22 @@ public final class MongoSettings {
         return readConcern;
     }
 
+    /**
+     * How waiters learn of a release.
+     *
+     * @return auto, on or off
+     */
+    public ChangeStreamMode changeStreams() {
+        return changeStreams;
+    }
+
     @Override
     public String toString() {
         return "MongoSettings[database=" + database + ", collection=" + collection + ", namespace='" + namespace
                 + "', timeout=" + DurationText.format(timeout) + ", connectTimeout="
                 + DurationText.format(connectTimeout) + ", writeConcern=" + writeConcern.name().toLowerCase(Locale.ROOT)
-                + ", readConcern=" + readConcern.name().toLowerCase(Locale.ROOT) + "]";
+                + ", readConcern=" + readConcern.name().toLowerCase(Locale.ROOT) + ", changeStreams="
+                + changeStreams.name().toLowerCase(Locale.ROOT) + "]";
     }
 
     @Override
@@ -212,12 +249,14 @@ public final class MongoSettings {
                 && timeout.equals(m.timeout)
                 && connectTimeout.equals(m.connectTimeout)
                 && writeConcern == m.writeConcern
-                && readConcern == m.readConcern;
+                && readConcern == m.readConcern
+                && changeStreams == m.changeStreams;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(database, collection, namespace, timeout, connectTimeout, writeConcern, readConcern);
+        return Objects.hash(
+                database, collection, namespace, timeout, connectTimeout, writeConcern, readConcern, changeStreams);
     }
 
     /** Builder; every setter checks its argument. Not thread-safe. */
@@ -229,6 +268,7 @@ public final class MongoSettings {
         private Duration connectTimeout = StoreErrors.DEFAULT_CONNECT_TIMEOUT;
         private WriteConcernLevel writeConcern = WriteConcernLevel.MAJORITY;
         private ReadConcernLevel readConcern = ReadConcernLevel.MAJORITY;
+        private ChangeStreamMode changeStreams = ChangeStreamMode.AUTO;
 
         private Builder() {}
 
@@ -318,6 +358,17 @@ public final class MongoSettings {
          */
         public Builder readConcern(ReadConcernLevel level) {
             this.readConcern = Objects.requireNonNull(level, "readConcern");
+            return this;
+        }
+
+        /**
+         * How waiters learn of a release.
+         *
+         * @param mode auto (default: change streams on a replica set or mongos), on, or off (polling)
+         * @return this builder
+         */
+        public Builder changeStreams(ChangeStreamMode mode) {
+            this.changeStreams = Objects.requireNonNull(mode, "changeStreams");
             return this;
         }
 

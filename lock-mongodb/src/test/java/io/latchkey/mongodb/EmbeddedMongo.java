@@ -16,7 +16,19 @@ final class EmbeddedMongo implements AutoCloseable {
     private final FaultProxy front;
 
     EmbeddedMongo() {
-        server = new MongoServer(new MemoryBackend());
+        this(false);
+    }
+
+    /**
+     * @param oplog whether the server keeps an oplog, which its change streams read; it still presents itself as a
+     *     standalone server, so a backend uses change streams only with {@code changeStreams=on}
+     */
+    EmbeddedMongo(boolean oplog) {
+        MemoryBackend backend = new MemoryBackend();
+        if (oplog) {
+            backend.enableOplog();
+        }
+        server = new MongoServer(backend);
         address = server.bind(); // a free port on loopback
         front = FaultProxy.to("127.0.0.1", address.getPort());
     }
@@ -29,6 +41,11 @@ final class EmbeddedMongo implements AutoCloseable {
     /** The URI of a client that goes through the outage proxy. */
     String uri() {
         return "mongodb://127.0.0.1:" + front.port() + "/latchkey";
+    }
+
+    /** As {@link #uri()}, with waiters woken by a change stream (the emulator does not say it has them). */
+    String watchingUri() {
+        return uri() + "?changeStreams=on";
     }
 
     /** The URI of a client that reaches the server directly (child JVMs, fault proxies of the network rules). */

@@ -61,6 +61,8 @@ class MongoUrisAndSettingsTest {
                 .hasMessageContaining("writeConcern must be one of majority, w1, was 'all'");
         assertThatThrownBy(() -> MongoLockBackend.connect(base + "?readConcern=snapshot"))
                 .hasMessageContaining("readConcern must be one of majority, local, linearizable");
+        assertThatThrownBy(() -> MongoLockBackend.connect(base + "?changeStreams=yes"))
+                .hasMessageContaining("changeStreams must be one of auto, on, off, was 'yes'");
         assertThatThrownBy(() -> MongoLockBackend.connect(base + "?collection=system.locks"))
                 .hasMessageContaining("must not start with 'system.'");
         assertThatThrownBy(() -> MongoLockBackend.connect(base + "?database=a.b"))
@@ -79,6 +81,7 @@ class MongoUrisAndSettingsTest {
                     assertThat(s.connectTimeout()).isEqualTo(Duration.ofSeconds(5));
                     assertThat(s.writeConcern()).isEqualTo(MongoSettings.WriteConcernLevel.MAJORITY);
                     assertThat(s.readConcern()).isEqualTo(MongoSettings.ReadConcernLevel.MAJORITY);
+                    assertThat(s.changeStreams()).isEqualTo(MongoSettings.ChangeStreamMode.AUTO);
                 });
     }
 
