@@ -2,6 +2,7 @@ package io.latchkey.spi;
 
 import io.latchkey.BackendUnavailableException;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one-line errors every backend gives when it cannot use its store, written once so that every scheme
@@ -102,5 +103,40 @@ public final class StoreErrors {
             return "no reason given";
         }
         return reason.strip().replaceAll("\\s*[\\r\\n]+\\s*", " ");
+    }
+
+    /**
+     * What went wrong with TLS, in the words every backend uses, from a failure's chain of causes and their messages:
+     * {@code the server's certificate is not trusted}, {@code the server's certificate does not name the host},
+     * {@code the server's certificate has expired or is not yet valid}, {@code the handshake failed}; null when the
+     * failure shows nothing of TLS. Each backend adds which of its settings to check.
+     *
+     * @param failure the failure
+     * @return the problem, or null
+     */
+    public static @Nullable String tlsProblem(Throwable failure) {
+        boolean tls = false;
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = failure; t != null && all.length() < 20_000; t = t.getCause() == t ? null : t.getCause()) {
+            tls |= t instanceof javax.net.ssl.SSLException
+                    || t instanceof java.security.cert.CertificateException
+                    || t instanceof java.security.cert.CertPathValidatorException
+                    || t instanceof java.security.cert.CertPathBuilderException;
+            all.append(' ').append(t.getMessage());
+        }
+        String lower = all.toString().toLowerCase(java.util.Locale.ROOT);
+        if (lower.contains("pkix") || lower.contains("trust anchor") || lower.contains("valid certification path")) {
+            return "the server's certificate is not trusted";
+        }
+        if (!tls) {
+            return null;
+        }
+        if (lower.contains("expired") || lower.contains("not yet valid") || lower.contains("validity check")) {
+            return "the server's certificate has expired or is not yet valid";
+        }
+        if (lower.contains("subject alternative name") || lower.contains("no name matching")) {
+            return "the server's certificate does not name the host";
+        }
+        return "the handshake failed";
     }
 }

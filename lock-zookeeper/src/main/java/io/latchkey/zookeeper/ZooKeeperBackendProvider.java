@@ -34,7 +34,7 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
         Parsed p = parse(uri, settings);
         // the one-line errors name the servers only: scheme://host:port[,host:port], no user, no path
         String target = "zookeeper://" + p.connectString;
-        ZooKeeperConnection connection = ZooKeeperConnection.open(p.connectString, p.digest, p.settings, target);
+        ZooKeeperConnection connection = ZooKeeperConnection.open(p.connectString, p.digest, p.settings, target, p.basePath);
         return new ZooKeeperLockBackend(connection, p.description, p.basePath);
     }
 

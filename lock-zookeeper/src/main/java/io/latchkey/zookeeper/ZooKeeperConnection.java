@@ -12,6 +12,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.BoundedExponentialBackoffRetry;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,14 +66,31 @@ final class ZooKeeperConnection implements ConnectionStateListener {
      * @param connectString {@code host:port[,host:port...]}
      * @param digest        {@code user:password} for a {@code digest} authentication, or null
      * @param target        the store as one-line errors name it (no credentials)
+     * @param basePath      where the locks live (the ACL of a node depends on where it is)
      * @throws io.latchkey.BackendUnavailableException {@code cannot reach <target> within <timeout>: <reason>}
      */
-    static ZooKeeperConnection open(String connectString, String digest, ZooKeeperSettings settings, String target) {
+    static ZooKeeperConnection open(
+            String connectString, String digest, ZooKeeperSettings settings, String target, String basePath) {
         Duration connectTimeout = settings.connectTimeout();
+        ZooKeeperAcls acls = ZooKeeperAcls.of(settings.acl(), digest != null, basePath);
         long deadline = Deadlines.after(System.nanoTime(), connectTimeout);
         Reachability.Result reach = Reachability.probe(connectString, deadline);
         if (!reach.anyAccepted()) {
             throw StoreErrors.cannotReach(target, connectTimeout, reach.reason(), null, null);
+        }
+        ZKClientConfig tls = null;
+        if (settings.tls()) {
+            tls = ZooKeeperTls.clientConfig(settings);
+            String first = connectString.split(",")[0];
+            int colon = first.lastIndexOf(':');
+            String problem = ZooKeeperTls.handshakeProblem(
+                    first.substring(0, colon),
+                    Integer.parseInt(first.substring(colon + 1)),
+                    tls,
+                    Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+            if (problem != null) {
+                throw StoreErrors.cannotReach(target, connectTimeout, problem, null, null);
+            }
         }
         CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
@@ -80,7 +98,11 @@ final class ZooKeeperConnection implements ConnectionStateListener {
                 .connectionTimeoutMs(millis(connectTimeout.toMillis()))
                 // a few quick retries ride out a leader election; the core retries whole acquisitions itself
                 .retryPolicy(new BoundedExponentialBackoffRetry(50, 1000, 3))
-                .ensembleTracker(false);
+                .ensembleTracker(false)
+                .aclProvider(acls);
+        if (tls != null) {
+            b.zkClientConfig(tls);
+        }
         if (digest != null) {
             b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
         }

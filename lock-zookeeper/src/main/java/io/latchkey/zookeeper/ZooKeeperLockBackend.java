@@ -405,6 +405,12 @@ public final class ZooKeeperLockBackend implements LockBackend {
         if (e instanceof Listing.ListingTooLargeException) {
             return e.getMessage();
         }
+        if (e instanceof KeeperException.NoAuthException ke) {
+            return "ZooKeeper NOAUTH" + (ke.getPath() == null ? "" : " at " + ke.getPath())
+                    + ": this client's identity lacks a permission the node's ACL requires (CREATE on a lock's node"
+                    + " to acquire it, DELETE on it to release; the lock may belong to another application's identity;"
+                    + " see the acl setting)";
+        }
         if (e instanceof KeeperException ke) {
             return "ZooKeeper " + ke.code() + (ke.getPath() == null ? "" : " at " + ke.getPath());
         }

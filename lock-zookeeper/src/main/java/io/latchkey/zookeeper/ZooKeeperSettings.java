@@ -2,8 +2,11 @@ package io.latchkey.zookeeper;
 
 import io.latchkey.spi.Settings;
 import io.latchkey.spi.StoreErrors;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.zookeeper.common.PathUtils;
 
@@ -22,6 +25,10 @@ import org.apache.zookeeper.common.PathUtils;
  *       session timeout. {@code connectionTimeout}, its earlier name, is accepted as an alias (not both).</li>
  *   <li>{@code basePath} (default {@code /latchkey}): the node under which every lock's parent lives. An
  *       absolute ZooKeeper path, not the root and not under {@code /zookeeper}.</li>
+ *   <li>{@code acl} (default {@code auto}): the ACL of the nodes the backend's own client creates: {@code creator}
+ *       when the client authenticates ({@code user:password@}), else {@code open}; see {@link Builder#acl}.</li>
+ *   <li>{@code tls} (default false) and {@code tlsCa} (a PEM file of CAs to trust; implies {@code tls}): connect to
+ *       the servers' secure client port, verifying the server's certificate and host name.</li>
  * </ul>
  *
  * Durations use the one grammar of {@link io.latchkey.spi.DurationText} ({@code 250ms}, {@code 2s}, {@code 1.5s},
@@ -30,7 +37,7 @@ import org.apache.zookeeper.common.PathUtils;
 public final class ZooKeeperSettings {
     /** The keys {@link #fromMap(Map)} accepts. */
     public static final Set<String> KEYS =
-            Set.of("sessionTimeout", StoreErrors.CONNECT_TIMEOUT, "connectionTimeout", "basePath");
+            Set.of("sessionTimeout", StoreErrors.CONNECT_TIMEOUT, "connectionTimeout", "basePath", "acl", "tls", "tlsCa");
     /** The earlier name of {@code connectTimeout}, still accepted. */
     static final String CONNECT_TIMEOUT_ALIAS = "connectionTimeout";
     /** What messages call this backend. */
@@ -42,11 +49,17 @@ public final class ZooKeeperSettings {
     private final Duration sessionTimeout;
     private final Duration connectionTimeout;
     private final String basePath;
+    private final String acl;
+    private final boolean tls;
+    private final Path tlsCa;
 
     private ZooKeeperSettings(Builder b) {
         this.sessionTimeout = b.sessionTimeout;
         this.connectionTimeout = b.connectionTimeout;
         this.basePath = b.basePath;
+        this.acl = b.acl;
+        this.tls = b.tls;
+        this.tlsCa = b.tlsCa;
     }
 
     /**
@@ -73,10 +86,14 @@ public final class ZooKeeperSettings {
      * @return a new builder
      */
     public Builder toBuilder() {
-        return new Builder()
+        Builder b = new Builder()
                 .sessionTimeout(sessionTimeout)
                 .connectTimeout(connectionTimeout)
-                .basePath(basePath);
+                .basePath(basePath)
+                .acl(acl)
+                .tls(tls);
+        b.tlsCa = tlsCa;
+        return b;
     }
 
     /**
@@ -108,6 +125,15 @@ public final class ZooKeeperSettings {
         settings.duration(CONNECT_TIMEOUT_ALIAS, MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::connectTimeout);
         if (settings.has("basePath")) {
             b.basePath(settings.text("basePath", ""));
+        }
+        if (settings.has("acl")) {
+            b.acl(settings.text("acl", ""));
+        }
+        if (settings.has("tlsCa")) {
+            b.tlsCa(Path.of(settings.text("tlsCa", ""))); // before tls, so that tls=false with it is refused
+        }
+        if (settings.has("tls")) {
+            b.tls(settings.flag("tls", false));
         }
         return b.build();
     }
@@ -148,10 +174,39 @@ public final class ZooKeeperSettings {
         return basePath;
     }
 
+    /**
+     * The ACL of the nodes a backend-built client creates: {@code auto}, {@code creator}, {@code open} or an explicit
+     * list (see the module README, "ACLs").
+     *
+     * @return the acl setting
+     */
+    public String acl() {
+        return acl;
+    }
+
+    /**
+     * Whether the client connects over TLS (ZooKeeper's secure client port, Netty client socket).
+     *
+     * @return true for TLS
+     */
+    public boolean tls() {
+        return tls;
+    }
+
+    /**
+     * The PEM file of the certificate authorities to trust for TLS, if not the JVM's default trust store.
+     *
+     * @return the CA file
+     */
+    public Optional<Path> tlsCa() {
+        return Optional.ofNullable(tlsCa);
+    }
+
     @Override
     public String toString() {
         return "ZooKeeperSettings[sessionTimeout=" + sessionTimeout + ", connectTimeout="
-                + StoreErrors.format(connectionTimeout) + ", basePath=" + basePath + "]";
+                + StoreErrors.format(connectionTimeout) + ", basePath=" + basePath + ", acl=" + acl + ", tls=" + tls
+                + (tlsCa == null ? "" : ", tlsCa=" + tlsCa) + "]";
     }
 
     /** Builder; every setter checks its argument and says what is allowed. */
@@ -159,8 +214,52 @@ public final class ZooKeeperSettings {
         private Duration sessionTimeout = Duration.ofSeconds(30);
         private Duration connectionTimeout = StoreErrors.DEFAULT_CONNECT_TIMEOUT;
         private String basePath = "/latchkey";
+        private String acl = "auto";
+        private boolean tls;
+        private Path tlsCa;
 
         private Builder() {}
+
+        /**
+         * The ACL of the nodes a backend-built client creates: {@code auto} (default: {@code creator} when the client
+         * authenticates, else {@code open}), {@code creator} (lock nodes writable only by the identity that created
+         * them, readable by all), {@code open}, or a list of {@code scheme:id:perms} entries separated by commas
+         * (perms from {@code cdrwa}) used for every node.
+         *
+         * @param acl one of the forms above
+         * @return this builder
+         */
+        public Builder acl(String acl) {
+            this.acl = ZooKeeperAcls.check(acl);
+            return this;
+        }
+
+        /**
+         * Whether to connect over TLS, to the servers' secure client port.
+         *
+         * @param tls true for TLS
+         * @return this builder
+         */
+        public Builder tls(boolean tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        /**
+         * The PEM file of the certificate authorities to trust (implies TLS): a readable file.
+         *
+         * @param caPem the file
+         * @return this builder
+         */
+        public Builder tlsCa(Path caPem) {
+            if (caPem == null || !Files.isRegularFile(caPem) || !Files.isReadable(caPem)) {
+                throw new IllegalArgumentException(
+                        "tlsCa must be a readable PEM file of CA certificates, was '" + caPem + "'");
+            }
+            this.tlsCa = caPem;
+            this.tls = true;
+            return this;
+        }
 
         /**
          * The session timeout to ask for: 100 ms to 1 h (the server may negotiate it).
@@ -226,6 +325,9 @@ public final class ZooKeeperSettings {
          * @throws IllegalArgumentException if the connect timeout exceeds the session timeout
          */
         public ZooKeeperSettings build() {
+            if (tlsCa != null && !tls) {
+                throw new IllegalArgumentException("tls=false contradicts tlsCa: give tls=true or leave tlsCa out");
+            }
             if (connectionTimeout.compareTo(sessionTimeout) > 0) {
                 throw new IllegalArgumentException("connectTimeout (" + StoreErrors.format(connectionTimeout)
                         + ") must not " + "exceed sessionTimeout (" + StoreErrors.format(sessionTimeout) + ")");
