@@ -133,8 +133,10 @@ public interface LockClient extends AutoCloseable {
 
     /**
      * Removes the current grant of {@code name} whoever holds it, for operators. The holder then reports
-     * {@link LockLoss.Reason#RELEASED_BY_ADMIN} at its next renewal.
-     *
+     * {@link LockLoss.Reason#RELEASED_BY_ADMIN} at its next renewal. An administrative action: it is logged at WARN
+     * with the lock's name, the store, this client's id and the holder it removed (one read before the release), and
+     * it needs the same rights in the store as acquiring the lock (per backend: docs/security.md), so whoever may
+     * lock a name may also force it free; keep the credentials of tools that call this apart if that matters.
      *
      * @param name the lock's name
      * @return true if a grant was removed

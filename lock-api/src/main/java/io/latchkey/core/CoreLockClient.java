@@ -226,7 +226,25 @@ public final class CoreLockClient implements LockClient {
     public boolean forceRelease(String name) {
         LockNames.check(name);
         checkOpen(name);
-        return backend.forceRelease(name);
+        // an administrative action: one read first, so that the WARN says whose grant this client ended
+        Optional<LockInfo> before;
+        try {
+            before = backend.inspect(name);
+        } catch (RuntimeException e) {
+            before = Optional.empty(); // the release itself will say whether the store can be used
+        }
+        boolean released = backend.forceRelease(name);
+        if (released) {
+            log.warn(
+                    "Lock '{}' on {} was force-released by client {} (it was held by {}, token {}); the holder"
+                            + " learns of it at its next renewal (RELEASED_BY_ADMIN)",
+                    name,
+                    description,
+                    owners.clientId(),
+                    before.map(LockInfo::owner).orElse("an owner this client could not read"),
+                    before.map(i -> Long.toString(i.fencingToken())).orElse("unknown"));
+        }
+        return released;
     }
 
     @Override

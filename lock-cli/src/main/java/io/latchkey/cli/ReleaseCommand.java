@@ -72,9 +72,11 @@ public final class ReleaseCommand implements Callable<Integer> {
                         released ? before.map(LockInfo::fencingToken).orElse(null) : null);
                 out.println(Json.object(m));
             } else if (released) {
+                // say what was done, to whom and where: a forced release is an administrative action
                 out.println("released '" + name + "'"
                         + before.map(i -> " (was held by " + i.owner() + ", token " + i.fencingToken() + ")")
-                                .orElse(""));
+                                .orElse("")
+                        + " on " + client.backend() + "; the holder learns of it at its next renewal");
             } else {
                 out.println("'" + name + "' was not held on " + client.backend());
             }

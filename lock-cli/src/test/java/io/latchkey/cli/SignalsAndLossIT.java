@@ -84,7 +84,9 @@ class SignalsAndLossIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> run.stdout().contains("started"));
         LatchkeyJar.Result release = cli.run("release", "--force", "lossy");
         assertThat(release.exit()).as(release.toString()).isZero();
-        assertThat(release.stdout()).contains("released 'lossy' (was held by");
+        assertThat(release.stdout())
+                .contains("released 'lossy' (was held by")
+                .contains("; the holder learns of it at its next renewal");
         LatchkeyJar.Result r = run.await(Duration.ofSeconds(60));
         assertThat(r.stdout()).as(r.toString()).contains("got-TERM");
         assertThat(r.exit()).as(r.toString()).isEqualTo(ExitCodes.LOCK_LOST);
