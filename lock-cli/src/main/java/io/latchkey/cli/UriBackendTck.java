@@ -40,6 +40,15 @@ public class UriBackendTck extends LockBackendTck {
         return connect(current());
     }
 
+    /** The same URI with the setting every Latchkey scheme accepts, {@code namespace} (replacing any given). */
+    @Override
+    protected java.util.Optional<LockBackend> newBackendInNamespace(String namespace) {
+        Target t = current();
+        Map<String, String> settings = new java.util.HashMap<>(t.settings());
+        settings.put("namespace", namespace);
+        return java.util.Optional.of(Latchkey.backend(t.uri(), settings, t.loader()));
+    }
+
     @Override
     protected TckSettings settings() {
         return current().tck();

@@ -63,6 +63,7 @@ public final class VerifyCommand implements Callable<Integer> {
             "waiting",
             "idempotency",
             "inspection",
+            "namespace",
             "validation",
             "capabilities",
             "elector",
@@ -84,7 +85,7 @@ public final class VerifyCommand implements Callable<Integer> {
             paramLabel = "GROUP",
             description =
                     "Only these rule groups (comma-separated): exclusion, fencing, lease, ownership, loss, waiting, "
-                            + "idempotency, inspection, validation, capabilities, elector, exclusive-tasks, multi-lock, "
+                            + "idempotency, inspection, namespace, validation, capabilities, elector, exclusive-tasks, multi-lock, "
                             + "distribution, semaphore, read-write. Default: all.")
     List<String> groups = new ArrayList<>();
 

@@ -73,7 +73,7 @@ class UsageIT {
                 Arguments.of(
                         "unknown setting",
                         new String[] {"list", "--backend", "mem:x", "-s", "colour=blue"},
-                        "mem: takes no settings"),
+                        "mem: takes only the setting namespace, got [colour]"),
                 Arguments.of(
                         "empty name", new String[] {"exec", "--name", "", "--", "true"}, "lock name must not be empty"),
                 Arguments.of("control character in name", new String[] {"inspect", "a\u0001b"}, "control characters"),

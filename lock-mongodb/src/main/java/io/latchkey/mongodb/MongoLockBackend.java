@@ -52,17 +52,18 @@ public final class MongoLockBackend implements LockBackend {
 
     private final MongoConnection connection;
     private final MongoCollection<Document> locks;
-    private final String namespace;
+    /** namespace + "/": the start of every document id of this client; a namespace has no '/', so ids never clash. */
+    private final String idPrefix;
     /** The change stream that wakes waiters, or null when they poll. */
     private final MongoWaiting waiting;
 
     private MongoLockBackend(MongoConnection connection) {
         this.connection = connection;
         this.locks = connection.locks();
-        this.namespace = connection.settings().namespace();
+        this.idPrefix = connection.settings().namespace() + "/";
         this.waiting = connection.changeStreams()
                 ? new MongoWaiting(
-                        locks, namespace, connection.description(), connection.settings().timeout())
+                        locks, idPrefix, connection.description(), connection.settings().timeout())
                 : null;
     }
 
@@ -168,7 +169,7 @@ public final class MongoLockBackend implements LockBackend {
     @Override
     public AcquireResult tryAcquire(AcquireRequest request) {
         requireExclusive(request.kind());
-        String id = namespace + request.name();
+        String id = idPrefix + request.name();
         long leaseMs = leaseMillis(request.lease());
         if (waiting != null) {
             waiting.beforeAttempt();
@@ -227,7 +228,7 @@ public final class MongoLockBackend implements LockBackend {
         try {
             long matched = locks.updateOne(
                             MongoStatements.heldExactly(
-                                    namespace + grant.name(), grant.owner(), grant.fencingToken()),
+                                    idPrefix + grant.name(), grant.owner(), grant.fencingToken()),
                             MongoStatements.extend(leaseMillis(lease)))
                     .getMatchedCount();
             // not matched: expired, or forced out; the core tells which by the grant's validity
@@ -242,7 +243,7 @@ public final class MongoLockBackend implements LockBackend {
         try {
             return locks.updateOne(
                                     MongoStatements.heldExactly(
-                                            namespace + grant.name(), grant.owner(), grant.fencingToken()),
+                                            idPrefix + grant.name(), grant.owner(), grant.fencingToken()),
                                     MongoStatements.vacate())
                             .getMatchedCount()
                     == 1;
@@ -254,7 +255,7 @@ public final class MongoLockBackend implements LockBackend {
     @Override
     public boolean forceRelease(String name) {
         try {
-            return locks.updateOne(MongoStatements.held(namespace + name), MongoStatements.vacate())
+            return locks.updateOne(MongoStatements.held(idPrefix + name), MongoStatements.vacate())
                             .getMatchedCount()
                     == 1;
         } catch (MongoException e) {
@@ -265,7 +266,7 @@ public final class MongoLockBackend implements LockBackend {
     @Override
     public Optional<LockInfo> inspect(String name) {
         try {
-            Document d = locks.find(MongoStatements.held(namespace + name))
+            Document d = locks.find(MongoStatements.held(idPrefix + name))
                     .projection(MongoStatements.INFO)
                     .first();
             return Optional.ofNullable(d).map(doc -> info(name, doc));
@@ -278,9 +279,9 @@ public final class MongoLockBackend implements LockBackend {
     public List<LockInfo> list(String prefix) {
         List<LockInfo> out = new ArrayList<>();
         try {
-            for (Document d : locks.find(MongoStatements.heldUnder(namespace + prefix))
+            for (Document d : locks.find(MongoStatements.heldUnder(idPrefix + prefix))
                     .projection(MongoStatements.INFO)) {
-                out.add(info(d.getString("_id").substring(namespace.length()), d));
+                out.add(info(d.getString("_id").substring(idPrefix.length()), d));
             }
         } catch (MongoException e) {
             throw connection.unavailable("list", null, e);

@@ -18,8 +18,9 @@ import java.util.Set;
  *   <li>{@code database}: the database of the lock collection; default the URI's path ({@code /locks}), else
  *       {@code latchkey}.</li>
  *   <li>{@code collection}: the lock collection (default {@code latchkey_locks}); one document per name.</li>
- *   <li>{@code namespace}: a prefix of every document id (default none), so that applications sharing a collection
- *       never see each other's locks: the founding design's "business type".</li>
+ *   <li>{@code namespace}: the start of every document id, {@code <namespace>/<name>} (default none: {@code /<name>}),
+ *       so that applications sharing a collection never see or release each other's locks: the founding design's
+ *       "business type"; 0 to 64 letters, digits, '.', '_' or '-', the same setting on every scheme.</li>
  *   <li>{@code timeout}: how long one operation may wait for the server's reply (socket read timeout; default
  *       2 s).</li>
  *   <li>{@code connectTimeout}: the time allowed to find a usable server: the check at connect (a {@code ping})
@@ -300,20 +301,14 @@ public final class MongoSettings {
         }
 
         /**
-         * A prefix of every document id: up to 64 characters without control characters; may be empty.
+         * The namespace, the start of every document id ({@code <namespace>/<name>}): 0 to 64 letters, digits,
+         * {@code '.'}, {@code '_'} or {@code '-'} (the grammar of every scheme's namespace setting).
          *
          * @param namespace the prefix
          * @return this builder
          */
         public Builder namespace(String namespace) {
-            if (namespace == null) {
-                throw new IllegalArgumentException("namespace must not be null; pass \"\" for none");
-            }
-            if (namespace.length() > 64 || namespace.chars().anyMatch(Character::isISOControl)) {
-                throw new IllegalArgumentException("namespace must be at most 64 characters without control characters,"
-                        + " was '" + namespace.replaceAll("\\p{Cntrl}", "?") + "'");
-            }
-            this.namespace = namespace;
+            this.namespace = io.latchkey.spi.Namespaces.check(namespace);
             return this;
         }
 

@@ -52,7 +52,7 @@ final class MongoWaiting implements AutoCloseable {
     private final WakeBoard board = new WakeBoard();
     private final ThreadLocal<long[]> attemptSnapshot = ThreadLocal.withInitial(() -> new long[1]);
     private final MongoCollection<Document> locks;
-    private final String namespace;
+    private final String idPrefix;
     private final String description;
     private final List<Bson> pipeline;
     private final long awaitMillis;
@@ -62,26 +62,25 @@ final class MongoWaiting implements AutoCloseable {
     private boolean warned; // the reader thread's own
 
     /**
+     * @param idPrefix the start of every document id of this client (its namespace and '/')
      * @param readTimeout the socket read timeout, which a getMore waiting on the server must stay well within
      */
-    MongoWaiting(MongoCollection<Document> locks, String namespace, String description, Duration readTimeout) {
+    MongoWaiting(MongoCollection<Document> locks, String idPrefix, String description, Duration readTimeout) {
         this.awaitMillis = Math.max(1, Math.min(MAX_AWAIT.toMillis(), readTimeout.toMillis() / 2));
         this.locks = locks;
-        this.namespace = namespace;
+        this.idPrefix = idPrefix;
         this.description = description;
-        this.pipeline = releases(namespace);
+        this.pipeline = releases(idPrefix);
         this.thread = DaemonThreads.start("latchkey-mongodb-watch", this::run);
     }
 
-    /** The change stream's filter: what frees a name of this namespace. */
-    static List<Bson> releases(String namespace) {
+    /** The change stream's filter: what frees a name whose document id starts with {@code idPrefix}. */
+    static List<Bson> releases(String idPrefix) {
         List<Bson> match = new ArrayList<>();
         match.add(Filters.or(
                 Filters.and(Filters.eq("operationType", "update"), Filters.eq("updateDescription.removedFields", "owner")),
                 Filters.in("operationType", "delete", "replace")));
-        if (!namespace.isEmpty()) {
-            match.add(Filters.regex("documentKey._id", "^" + MongoStatements.literal(namespace)));
-        }
+        match.add(Filters.regex("documentKey._id", "^" + MongoStatements.literal(idPrefix)));
         return List.of(Aggregates.match(Filters.and(match)));
     }
 
@@ -156,8 +155,8 @@ final class MongoWaiting implements AutoCloseable {
 
     private void signal(BsonDocument key) {
         BsonValue id = key == null ? null : key.get("_id");
-        if (id != null && id.isString() && id.asString().getValue().startsWith(namespace)) {
-            board.signal(id.asString().getValue().substring(namespace.length()));
+        if (id != null && id.isString() && id.asString().getValue().startsWith(idPrefix)) {
+            board.signal(id.asString().getValue().substring(idPrefix.length()));
         }
     }
 

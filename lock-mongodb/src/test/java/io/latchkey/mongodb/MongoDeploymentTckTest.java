@@ -36,6 +36,12 @@ class MongoDeploymentTckTest extends LockBackendTck {
     }
 
     @Override
+    protected Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return Optional.of(MongoLockBackend.connect(
+                java.net.URI.create(uri()), java.util.Map.of(io.latchkey.spi.Namespaces.SETTING, namespace)));
+    }
+
+    @Override
     protected Optional<ProcessBackend> processBackend() {
         return Optional.of(ProcessBackend.of(uri()));
     }

@@ -43,6 +43,11 @@ class MongoJavaServerTckTest extends LockBackendTck {
     }
 
     @Override
+    protected Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return Optional.of(MongoLockBackend.connect(mongo.uri() + "?namespace=" + namespace));
+    }
+
+    @Override
     protected Optional<ProcessBackend> processBackend() {
         return Optional.of(ProcessBackend.of(mongo.directUri()));
     }

@@ -34,7 +34,7 @@ class MongoUrisAndSettingsTest {
     @Test
     @DisplayName("Latchkey.connect finds the backend by its scheme; the URI's path is the database, options mix")
     void connectsThroughServiceLoaderWithDatabaseCollectionAndNamespace() {
-        String uri = "mongodb://" + mongo.hostPort() + "/app?collection=locks&namespace=billing:&appName=svc"
+        String uri = "mongodb://" + mongo.hostPort() + "/app?collection=locks&namespace=billing&appName=svc"
                 + "&timeout=500ms";
         try (LockClient client = Latchkey.connect(uri);
                 LockClient other = Latchkey.connect("mongodb://" + mongo.hostPort() + "/app?collection=locks")) {
@@ -72,7 +72,9 @@ class MongoUrisAndSettingsTest {
         assertThatThrownBy(() -> MongoLockBackend.connect("mongo://" + mongo.hostPort()))
                 .hasMessageContaining("expected mongodb://");
         assertThatThrownBy(() -> MongoSettings.builder().namespace("a\u0001b"))
-                .hasMessageContaining("control characters");
+                .hasMessageContaining("namespace must be 0 to 64 letters, digits, '.', '_' or '-', was 'a?b'");
+        assertThatThrownBy(() -> MongoLockBackend.connect(base + "?namespace=billing:"))
+                .hasMessageContaining("namespace must be 0 to 64 letters");
         assertThat(MongoSettings.defaults())
                 .satisfies(s -> {
                     assertThat(s.database()).isEqualTo("latchkey");

@@ -74,7 +74,7 @@ class MongoWaitingTest {
 
             CompletableFuture<Long> wokenAt = waitOnce(waiter, name, LEASE);
             long deleted = System.nanoTime();
-            locks().deleteOne(Filters.eq("_id", name));
+            locks().deleteOne(Filters.eq("_id", "/" + name)); // the default namespace's id
             long at = wokenAt.get(10, TimeUnit.SECONDS);
             assertThat(at).as("woken by the stream, not by its timeout").isNotNegative();
             assertThat(Duration.ofNanos(at - deleted)).isLessThan(Duration.ofSeconds(2));
@@ -84,12 +84,12 @@ class MongoWaitingTest {
     @Test
     @DisplayName("a stream filtered to one namespace ignores the deletion of another namespace's lock")
     void anotherNamespaceDoesNotWakeTheWaiter() throws Exception {
-        try (MongoLockBackend holder = MongoLockBackend.connect(mongo.uri() + "?namespace=other/");
-                MongoLockBackend waiter = MongoLockBackend.connect(mongo.watchingUri() + "&namespace=mine/")) {
+        try (MongoLockBackend holder = MongoLockBackend.connect(mongo.uri() + "?namespace=other");
+                MongoLockBackend waiter = MongoLockBackend.connect(mongo.watchingUri() + "&namespace=mine")) {
             await().atMost(Duration.ofSeconds(10)).until(waiter::streamOpen);
             String name = "ns-" + System.nanoTime();
             assertThat(holder.tryAcquire(request(name, "holder"))).isInstanceOf(Grant.class);
-            try (MongoLockBackend mineHolder = MongoLockBackend.connect(mongo.uri() + "?namespace=mine/")) {
+            try (MongoLockBackend mineHolder = MongoLockBackend.connect(mongo.uri() + "?namespace=mine")) {
                 assertThat(mineHolder.tryAcquire(request(name, "holder"))).isInstanceOf(Grant.class);
             }
             CompletableFuture<Long> wokenAt = waitOnce(waiter, name, Duration.ofMillis(1500));

@@ -34,6 +34,7 @@ public abstract class LockBackendTck
                 WaitingRules,
                 IdempotencyRules,
                 InspectionRules,
+                NamespaceRules,
                 ValidationRules,
                 CapabilityRules,
                 ElectorRules,
@@ -96,11 +97,30 @@ public abstract class LockBackendTck
         return Optional.empty();
     }
 
+    /**
+     * A new backend (one client) on the same store whose {@code namespace} setting is {@code namespace}: a text of
+     * letters, digits, {@code '.'}, {@code '_'} and {@code '-'}, at most 64 characters. Empty by default: the namespace
+     * rule is then skipped, with the reason.
+     *
+     * @param namespace the namespace
+     * @return the backend, or empty to skip the namespace rule
+     */
+    protected Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return Optional.empty();
+    }
+
     @BeforeEach
     final void openTckContext(TestInfo info) {
         String test = info.getTestMethod().map(m -> m.getName()).orElse("test");
         TckNotes.ruleStarted(getClass().getName(), test);
-        context = new TckContext(this::newBackend, settings(), faults(), processBackend(), this::newBackendThrough, test);
+        context = new TckContext(
+                this::newBackend,
+                settings(),
+                faults(),
+                processBackend(),
+                this::newBackendThrough,
+                this::newBackendInNamespace,
+                test);
     }
 
     @AfterEach

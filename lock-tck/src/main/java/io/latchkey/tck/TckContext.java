@@ -29,6 +29,9 @@ public final class TckContext implements AutoCloseable {
     private final TckFaults faults;
     private final Optional<ProcessBackend> processBackend;
     private final String runId;
+    private final String namespaceBase =
+            "t" + Long.toString(ThreadLocalRandom.current().nextLong(36L * 36 * 36 * 36 * 36 * 36 * 36 * 36 * 36, Long.MAX_VALUE), 36)
+                    .substring(0, 10);
     private final LockHistory history = new LockHistory();
     private final List<AutoCloseable> opened = new ArrayList<>();
     private final List<AutoCloseable> recipes = new ArrayList<>();
@@ -36,6 +39,7 @@ public final class TckContext implements AutoCloseable {
     private final java.util.concurrent.locks.ReentrantLock openedLock = new java.util.concurrent.locks.ReentrantLock();
     private Set<Capability> capabilities;
     private final java.util.function.Function<FaultProxies, Optional<LockBackend>> proxiedFactory;
+    private final java.util.function.Function<String, Optional<LockBackend>> namespacedFactory;
     private FaultProxies proxies; // guarded by openedLock; closed after every client
 
     TckContext(
@@ -44,9 +48,11 @@ public final class TckContext implements AutoCloseable {
             TckFaults faults,
             Optional<ProcessBackend> processBackend,
             java.util.function.Function<FaultProxies, Optional<LockBackend>> proxiedFactory,
+            java.util.function.Function<String, Optional<LockBackend>> namespacedFactory,
             String testName) {
         this.factory = factory;
         this.proxiedFactory = proxiedFactory;
+        this.namespacedFactory = namespacedFactory;
         this.settings = settings;
         this.faults = faults;
         this.processBackend = processBackend;
@@ -94,6 +100,38 @@ public final class TckContext implements AutoCloseable {
             openedLock.unlock();
         }
         return client;
+    }
+
+    /**
+     * A new client on the store in namespace {@code namespace} (see
+     * {@link LockBackendTck#newBackendInNamespace(String)}); skips the rule when the backend's TCK supplies none.
+     *
+     * @param namespace letters, digits, '.', '_' and '-', at most 64 characters
+     * @return the client, closed at the end of the test
+     */
+    public LockClient newClientInNamespace(String namespace) {
+        LockBackend backend = namespacedFactory.apply(namespace).orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                backend != null,
+                "this backend's TCK supplies no newBackendInNamespace(String): the namespace rule needs clients with"
+                        + " different namespace settings on one store");
+        LockClient client = Latchkey.client(backend, "tck-ns");
+        openedLock.lock();
+        try {
+            opened.add(client);
+        } finally {
+            openedLock.unlock();
+        }
+        return client;
+    }
+
+    /**
+     * The start of this test's namespaces: unique per test run, 11 characters of the namespace alphabet.
+     *
+     * @return the base
+     */
+    public String namespaceBase() {
+        return namespaceBase;
     }
 
     /**

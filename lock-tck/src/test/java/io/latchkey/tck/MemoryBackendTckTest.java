@@ -12,6 +12,14 @@ class MemoryBackendTckTest extends LockBackendTck {
         return store.newBackend();
     }
 
+    /** A namespace of an in-memory store is a store of its own (as mem:NAME with the namespace setting). */
+    @Override
+    protected java.util.Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return java.util.Optional.of(namespaces.computeIfAbsent(namespace, n -> new MemoryStore()).newBackend());
+    }
+
+    private final java.util.Map<String, MemoryStore> namespaces = new java.util.concurrent.ConcurrentHashMap<>();
+
     @Override
     protected TckFaults faults() {
         return new TckFaults() {

@@ -25,6 +25,7 @@ class TckTagsTest {
             "waiting",
             "idempotency",
             "inspection",
+            "namespace",
             "validation",
             "capabilities",
             "elector",

@@ -88,8 +88,9 @@ public final class ZooKeeperBackendProvider implements LockBackendProvider {
         }
         String base = ZooKeeperSettings.builder()
                 .basePath(chroot + s.basePath())
+                .namespace(s.namespace())
                 .build()
-                .basePath();
+                .lockRoot();
         String connect = u.hosts().stream().map(BackendUri.HostPort::toString).collect(Collectors.joining(","));
         return new Parsed(connect, base, digest, s, shown);
     }

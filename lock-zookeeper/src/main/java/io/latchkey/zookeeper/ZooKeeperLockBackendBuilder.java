@@ -33,6 +33,22 @@ public final class ZooKeeperLockBackendBuilder {
     }
 
     /**
+     * The namespace (default none); its locks live under {@code <basePath>/ns/<namespace>}, see
+     * {@link ZooKeeperSettings.Builder#namespace(String)}. Set it after {@link #basePath(String)}.
+     *
+     * @param namespace the namespace, empty for none
+     * @return this builder
+     */
+    public ZooKeeperLockBackendBuilder namespace(String namespace) {
+        this.basePath = ZooKeeperSettings.builder()
+                .basePath(basePath)
+                .namespace(namespace)
+                .build()
+                .lockRoot();
+        return this;
+    }
+
+    /**
      * The backend on the application's client.
      *
      * @return the backend

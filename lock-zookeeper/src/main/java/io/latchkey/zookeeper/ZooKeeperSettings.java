@@ -1,5 +1,6 @@
 package io.latchkey.zookeeper;
 
+import io.latchkey.spi.Namespaces;
 import io.latchkey.spi.Settings;
 import io.latchkey.spi.StoreErrors;
 import java.nio.file.Files;
@@ -25,6 +26,8 @@ import org.apache.zookeeper.common.PathUtils;
  *       session timeout. {@code connectionTimeout}, its earlier name, is accepted as an alias (not both).</li>
  *   <li>{@code basePath} (default {@code /latchkey}): the node under which every lock's parent lives. An
  *       absolute ZooKeeper path, not the root and not under {@code /zookeeper}.</li>
+ *   <li>{@code namespace} (default none): the locks live under {@code <basePath>/ns/<namespace>}, apart from every
+ *       other namespace's (the same setting on every scheme).</li>
  *   <li>{@code acl} (default {@code auto}): the ACL of the nodes the backend's own client creates: {@code creator}
  *       when the client authenticates ({@code user:password@}), else {@code open}; see {@link Builder#acl}.</li>
  *   <li>{@code tls} (default false) and {@code tlsCa} (a PEM file of CAs to trust; implies {@code tls}): connect to
@@ -37,7 +40,7 @@ import org.apache.zookeeper.common.PathUtils;
 public final class ZooKeeperSettings {
     /** The keys {@link #fromMap(Map)} accepts. */
     public static final Set<String> KEYS =
-            Set.of("sessionTimeout", StoreErrors.CONNECT_TIMEOUT, "connectionTimeout", "basePath", "acl", "tls", "tlsCa");
+            Set.of("sessionTimeout", StoreErrors.CONNECT_TIMEOUT, "connectionTimeout", "basePath", "namespace", "acl", "tls", "tlsCa");
     /** The earlier name of {@code connectTimeout}, still accepted. */
     static final String CONNECT_TIMEOUT_ALIAS = "connectionTimeout";
     /** What messages call this backend. */
@@ -49,6 +52,7 @@ public final class ZooKeeperSettings {
     private final Duration sessionTimeout;
     private final Duration connectionTimeout;
     private final String basePath;
+    private final String namespace;
     private final String acl;
     private final boolean tls;
     private final Path tlsCa;
@@ -57,6 +61,7 @@ public final class ZooKeeperSettings {
         this.sessionTimeout = b.sessionTimeout;
         this.connectionTimeout = b.connectionTimeout;
         this.basePath = b.basePath;
+        this.namespace = b.namespace;
         this.acl = b.acl;
         this.tls = b.tls;
         this.tlsCa = b.tlsCa;
@@ -90,6 +95,7 @@ public final class ZooKeeperSettings {
                 .sessionTimeout(sessionTimeout)
                 .connectTimeout(connectionTimeout)
                 .basePath(basePath)
+                .namespace(namespace)
                 .acl(acl)
                 .tls(tls);
         b.tlsCa = tlsCa;
@@ -125,6 +131,9 @@ public final class ZooKeeperSettings {
         settings.duration(CONNECT_TIMEOUT_ALIAS, MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::connectTimeout);
         if (settings.has("basePath")) {
             b.basePath(settings.text("basePath", ""));
+        }
+        if (settings.has(Namespaces.SETTING)) {
+            b.namespace(settings.text(Namespaces.SETTING, ""));
         }
         if (settings.has("acl")) {
             b.acl(settings.text("acl", ""));
@@ -175,6 +184,25 @@ public final class ZooKeeperSettings {
     }
 
     /**
+     * The namespace (possibly empty): its locks live under {@code <basePath>/ns/<namespace>}.
+     *
+     * @return the namespace
+     */
+    public String namespace() {
+        return namespace;
+    }
+
+    /**
+     * The base node of this namespace's locks: the base path, or {@code <basePath>/ns/<namespace>}. "ns" is neither a
+     * bucket (three hex digits) nor the {@code rw} or {@code sem} area, so no namespace's node is another's.
+     *
+     * @return the node under which this client's locks live
+     */
+    public String lockRoot() {
+        return namespace.isEmpty() ? basePath : basePath + "/ns/" + namespace;
+    }
+
+    /**
      * The ACL of the nodes a backend-built client creates: {@code auto}, {@code creator}, {@code open} or an explicit
      * list (see the module README, "ACLs").
      *
@@ -205,7 +233,7 @@ public final class ZooKeeperSettings {
     @Override
     public String toString() {
         return "ZooKeeperSettings[sessionTimeout=" + sessionTimeout + ", connectTimeout="
-                + StoreErrors.format(connectionTimeout) + ", basePath=" + basePath + ", acl=" + acl + ", tls=" + tls
+                + StoreErrors.format(connectionTimeout) + ", basePath=" + basePath + ", namespace=" + namespace + ", acl=" + acl + ", tls=" + tls
                 + (tlsCa == null ? "" : ", tlsCa=" + tlsCa) + "]";
     }
 
@@ -214,11 +242,24 @@ public final class ZooKeeperSettings {
         private Duration sessionTimeout = Duration.ofSeconds(30);
         private Duration connectionTimeout = StoreErrors.DEFAULT_CONNECT_TIMEOUT;
         private String basePath = "/latchkey";
+        private String namespace = "";
         private String acl = "auto";
         private boolean tls;
         private Path tlsCa;
 
         private Builder() {}
+
+        /**
+         * The namespace: 0 to 64 letters, digits, {@code '.'}, {@code '_'} or {@code '-'} ({@link Namespaces}); its
+         * locks live under {@code <basePath>/ns/<namespace>}, apart from every other namespace's.
+         *
+         * @param namespace the namespace, empty for none
+         * @return this builder
+         */
+        public Builder namespace(String namespace) {
+            this.namespace = Namespaces.check(namespace);
+            return this;
+        }
 
         /**
          * The ACL of the nodes a backend-built client creates: {@code auto} (default: {@code creator} when the client

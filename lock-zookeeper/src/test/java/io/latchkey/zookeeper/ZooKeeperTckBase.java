@@ -28,6 +28,14 @@ abstract class ZooKeeperTckBase extends LockBackendTck {
                 .create(URI.create(server().uri()), Map.of("sessionTimeout", "30s", "connectionTimeout", "3s"));
     }
 
+    @Override
+    protected java.util.Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return java.util.Optional.of(new ZooKeeperBackendProvider()
+                .create(
+                        URI.create(server().uri()),
+                        Map.of("sessionTimeout", "30s", "connectionTimeout", "3s", "namespace", namespace)));
+    }
+
     /**
      * A 2 s short lease: the core reports an unrenewed lease lost lease/20 before it ends (50 ms at 1 s), which a
      * loaded two-core machine sometimes misses by scheduling delay alone; 2 s gives it 100 ms.

@@ -48,14 +48,22 @@ class ZooKeeperTlsTckTest extends LockBackendTck {
 
     @Override
     protected LockBackend newBackend() {
+        return connect(Map.of());
+    }
+
+    /** Namespaces under the creator ACL: the shared nodes above them let one identity use several. */
+    @Override
+    protected java.util.Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return java.util.Optional.of(connect(Map.of("namespace", namespace)));
+    }
+
+    private static LockBackend connect(Map<String, String> more) {
         String uri = "zookeeper://tck-app:tck-secret@127.0.0.1:" + server.endpoint().port();
-        return new ZooKeeperBackendProvider()
-                .create(
-                        URI.create(uri),
-                        Map.of(
-                                "tlsCa", certs.caCertificate().toString(),
-                                "sessionTimeout", "30s",
-                                "connectTimeout", "10s"));
+        Map<String, String> settings = new java.util.HashMap<>(more);
+        settings.put("tlsCa", certs.caCertificate().toString());
+        settings.put("sessionTimeout", "30s");
+        settings.put("connectTimeout", "10s");
+        return new ZooKeeperBackendProvider().create(URI.create(uri), settings);
     }
 
     @Override

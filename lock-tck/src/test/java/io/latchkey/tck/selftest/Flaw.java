@@ -90,6 +90,11 @@ enum Flaw {
     /** The store key is the name cut to 200 characters: long names that differ at the end are one lock. */
     NAME_TRUNCATED,
     /**
+     * A namespace is joined to the name with no separator: namespace "n" with name "nx" is namespace "nn" with name
+     * "x", so two applications share locks.
+     */
+    NAMESPACE_CONCATENATED,
+    /**
      * renew answers "renewed" for the full lease and keeps the grant for half of it: a holder paused after a renewal
      * still believes it holds the lock when the store gives it to another (the process rules' safe window).
      */

@@ -166,6 +166,11 @@ class FlawCatalogueSelfTest {
                         "validation_hostileValidNamesWorkAndStayDistinct",
                         "map to the same lock",
                         AT_ONCE),
+                new Entry(
+                        Flaw.NAMESPACE_CONCATENATED,
+                        "namespace_twoNamespacesNeverMeet",
+                        "busy here: the namespaces share keys",
+                        AT_ONCE),
                 // the process and clock rules: a child JVM holds the lock (its start, 1-3 s here, is in the time)
                 new Entry(
                         Flaw.LEASE_NEVER_EXPIRES,

@@ -120,6 +120,12 @@ final class FlawedSubjects {
         }
 
         @Override
+        protected Optional<LockBackend> newBackendInNamespace(String namespace) {
+            return Optional.of(
+                    new NamespacedBackend(store.newBackend(), namespace, flaw == Flaw.NAMESPACE_CONCATENATED));
+        }
+
+        @Override
         protected TckSettings settings() {
             return SETTINGS;
         }

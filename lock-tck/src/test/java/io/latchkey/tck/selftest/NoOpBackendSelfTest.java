@@ -12,6 +12,7 @@ import io.latchkey.tck.ExclusionRules;
 import io.latchkey.tck.FencingRules;
 import io.latchkey.tck.IdempotencyRules;
 import io.latchkey.tck.InspectionRules;
+import io.latchkey.tck.NamespaceRules;
 import io.latchkey.tck.LeaseRules;
 import io.latchkey.tck.LossRules;
 import io.latchkey.tck.OwnershipRules;
@@ -57,6 +58,7 @@ class NoOpBackendSelfTest {
                         WaitingRules.class,
                         IdempotencyRules.class,
                         InspectionRules.class,
+                        NamespaceRules.class,
                         ValidationRules.class,
                         CapabilityRules.class,
                         HistoryRules.class,
