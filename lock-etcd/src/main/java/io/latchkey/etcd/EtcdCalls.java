@@ -118,7 +118,8 @@ final class EtcdCalls {
             return "etcd refused the user name or password (settings user and password, or the URI's user info)";
         }
         if (lower.contains("permission denied")) {
-            return "etcd denied this user access (its role needs readwrite on the namespace's key prefix)";
+            return "etcd denied this user access (its role needs readwrite on the namespace's key prefix: etcdctl role"
+                    + " grant-permission ROLE readwrite --prefix=true 'NAMESPACE/')";
         }
         Matcher ssl = SSL_FAILURE.matcher(text);
         if (ssl.find()) {

@@ -312,6 +312,24 @@ class EtcdSecurityTest {
     }
 
     @Test
+    @DisplayName(
+            "user/password: a namespace outside the role's prefix fails in one line that names the permission needed")
+    void namespaceOutsideTheRolesPrefixNamesThePermission() throws Exception {
+        try (LockClient c = Latchkey.connect(
+                withAuth.uri(), settings(Map.of(), "user", USER, "password", PASSWORD, "namespace", "elsewhere"))) {
+            assertThatThrownBy(() -> c.lock("denied").tryAcquire())
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("etcd denied this user access (its role needs readwrite on the namespace's"
+                            + " key prefix: etcdctl role grant-permission ROLE readwrite --prefix=true 'NAMESPACE/')")
+                    .hasMessageContaining("/elsewhere")
+                    .satisfies(e -> {
+                        assertThat(e.getMessage()).doesNotContain("\n");
+                        assertThat(everything(e)).doesNotContain(PASSWORD);
+                    });
+        }
+    }
+
+    @Test
     @DisplayName("mutual TLS: a client key that is not PKCS#8 (here PKCS#1) is refused at connect, naming the setting")
     void nonPkcs8KeyIsRefused() throws Exception {
         Path pkcs1 = certificates.directory().resolve("client-pkcs1.key");

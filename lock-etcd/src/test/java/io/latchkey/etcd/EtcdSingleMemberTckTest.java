@@ -30,6 +30,11 @@ class EtcdSingleMemberTckTest extends LockBackendTck {
     }
 
     @Override
+    protected java.util.Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return EtcdTckSupport.newBackendInNamespace(etcd, namespace);
+    }
+
+    @Override
     protected TckSettings settings() {
         return EtcdTckSupport.settings();
     }

@@ -22,6 +22,13 @@ final class EtcdTckSupport {
         return EtcdLockBackend.connect(cluster.uri(), connectSettings(cluster));
     }
 
+    /** A client of the cluster in another namespace (the setting every scheme accepts). */
+    static java.util.Optional<LockBackend> newBackendInNamespace(EtcdCluster cluster, String namespace) {
+        Map<String, String> settings = new HashMap<>(connectSettings(cluster));
+        settings.put("namespace", namespace);
+        return java.util.Optional.of(EtcdLockBackend.connect(cluster.uri(), settings));
+    }
+
     /** A client whose every member is reached through a fault proxy, with the same settings. */
     static java.util.Optional<LockBackend> newBackendThrough(EtcdCluster cluster, io.latchkey.tck.FaultProxies proxies) {
         String members = cluster.hostPorts().stream()
@@ -42,7 +49,7 @@ final class EtcdTckSupport {
         return java.util.Optional.of(new io.latchkey.tck.ProcessBackend(cluster.uri(), settings));
     }
 
-    private static Map<String, String> connectSettings(EtcdCluster cluster) {
+    static Map<String, String> connectSettings(EtcdCluster cluster) {
         Map<String, String> settings = new HashMap<>(cluster.connectSettings());
         settings.putAll(Map.of("leaseTtl", TTL.toSeconds() + "s", "requestTimeout", "3s", "waitRecheck", "1s"));
         return settings;

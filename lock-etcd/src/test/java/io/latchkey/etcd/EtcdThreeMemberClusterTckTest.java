@@ -29,6 +29,11 @@ class EtcdThreeMemberClusterTckTest extends LockBackendTck {
         return EtcdTckSupport.newBackend(etcd);
     }
 
+    @Override
+    protected java.util.Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return EtcdTckSupport.newBackendInNamespace(etcd, namespace);
+    }
+
     /** The recipe groups run on EtcdSingleMemberTckTest: three members change the server side. */
     @Override
     protected TckSettings settings() {

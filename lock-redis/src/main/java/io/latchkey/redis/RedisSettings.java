@@ -1,6 +1,7 @@
 package io.latchkey.redis;
 
 import io.latchkey.spi.DurationText;
+import io.latchkey.spi.Namespaces;
 import io.latchkey.spi.Settings;
 import io.latchkey.spi.StoreErrors;
 import java.nio.file.Path;
@@ -23,6 +24,8 @@ import java.util.Set;
  *       is created from a URI (TCP connect, TLS handshake, AUTH, PING), and the TCP connect of every new
  *       connection; default 5 s ({@link StoreErrors#DEFAULT_CONNECT_TIMEOUT}), the same name and default on
  *       every Latchkey scheme.</li>
+ *   <li>{@code namespace} (settings only): adds {@code <namespace>:} to the key prefix, the same setting on every
+ *       scheme; a namespace has no ':' or '{', so its keys are never another namespace's or the default's.</li>
  *   <li>{@code keyPrefix}: prefix of every key (default {@code latchkey:}); no braces, spaces or control
  *       characters.</li>
  *   <li>{@code poolSize}: connections per node when the backend builds its own pool (default 16).</li>
@@ -55,6 +58,7 @@ public final class RedisSettings {
             "timeout",
             "connectTimeout",
             "keyPrefix",
+            Namespaces.SETTING,
             "poolSize",
             "clockDrift",
             "clientName",
@@ -354,8 +358,8 @@ public final class RedisSettings {
         }
 
         /**
-         * Prefix of every key: up to 64 characters, without '{', '}' (they would break the hash tag),
-         * whitespace or control characters; may be empty.
+         * Prefix of every key: up to 130 characters (room for a 64-character prefix and a namespace with its ':'),
+         * without '{', '}' (they would break the hash tag), whitespace or control characters; may be empty.
          *
          * @param keyPrefix the prefix, may be empty
          * @return this builder
@@ -364,9 +368,9 @@ public final class RedisSettings {
             if (keyPrefix == null) {
                 throw new IllegalArgumentException("keyPrefix must not be null; pass \"\" for no prefix");
             }
-            if (keyPrefix.length() > 64) {
+            if (keyPrefix.length() > 130) {
                 throw new IllegalArgumentException(
-                        "keyPrefix must be at most 64 characters, was " + keyPrefix.length());
+                        "keyPrefix must be at most 130 characters, was " + keyPrefix.length());
             }
             for (int i = 0; i < keyPrefix.length(); i++) {
                 char c = keyPrefix.charAt(i);

@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.spi.Namespaces;
 import io.latchkey.spi.Settings;
 import io.latchkey.spi.StoreErrors;
 import java.nio.file.InvalidPathException;
@@ -31,9 +32,12 @@ final class RedisSettingsReader {
         RedisSettings.Builder b = RedisSettings.builder();
         s.duration("timeout", MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::timeout);
         s.duration(StoreErrors.CONNECT_TIMEOUT, MIN_TIMEOUT, MAX_TIMEOUT).ifPresent(b::connectTimeout);
-        if (s.has("keyPrefix")) {
-            b.keyPrefix(s.asMap().get("keyPrefix")); // as given: white space in a prefix is an error, not trimmed
-        }
+        String keyPrefix = s.has("keyPrefix")
+                ? s.asMap().get("keyPrefix") // as given: white space in a prefix is an error, not trimmed
+                : defaults.keyPrefix();
+        String namespace = s.has(Namespaces.SETTING) ? Namespaces.check(s.text(Namespaces.SETTING, "")) : "";
+        // <keyPrefix><namespace>:{hex}: a namespace has no ':' or '{', so no namespace's keys are another's
+        b.keyPrefix(namespace.isEmpty() ? keyPrefix : keyPrefix + namespace + ":");
         b.poolSize(s.integer("poolSize", defaults.poolSize(), 1, 1024));
         b.clockDrift(s.decimal("clockDrift", defaults.clockDrift(), 0, 0.5));
         if (s.has("clientName")) {

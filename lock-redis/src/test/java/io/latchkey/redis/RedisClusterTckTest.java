@@ -43,6 +43,12 @@ class RedisClusterTckTest extends LockBackendTck {
         return RedisLockBackend.connect(cluster.uri());
     }
 
+    @Override
+    protected Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return Optional.of(
+                RedisLockBackend.connect(java.net.URI.create(cluster.uri()), java.util.Map.of("namespace", namespace)));
+    }
+
     /** A cut master takes its slots with it: names are sharded, not replicated, so no minority cut. */
     @Override
     protected io.latchkey.tck.TckSettings settings() {

@@ -70,6 +70,12 @@ class RedisSentinelTckTest extends LockBackendTck {
         return RedisLockBackend.connect(group.uri());
     }
 
+    @Override
+    protected Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return Optional.of(
+                RedisLockBackend.connect(java.net.URI.create(group.uri()), java.util.Map.of("namespace", namespace)));
+    }
+
     /**
      * The Sentinels and the master play different roles, so the minority-cut rule does not apply (the fail-over
      * itself is RedisSentinelFaultTest's).

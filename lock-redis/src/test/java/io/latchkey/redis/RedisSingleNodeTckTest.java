@@ -37,6 +37,12 @@ class RedisSingleNodeTckTest extends LockBackendTck {
     }
 
     @Override
+    protected Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return Optional.of(RedisLockBackend.connect(
+                java.net.URI.create(RedisServers.uri(server)), java.util.Map.of("namespace", namespace)));
+    }
+
+    @Override
     protected Optional<LockBackend> newBackendThrough(FaultProxies proxies) {
         var endpoint = server.endpoint();
         return Optional.of(RedisLockBackend.connect(

@@ -21,6 +21,13 @@ abstract class RedlockTckBase extends LockBackendTck {
         return RedisLockBackend.connect(RedisServers.redlockUri(servers()) + "?timeout=500ms");
     }
 
+    @Override
+    protected java.util.Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return java.util.Optional.of(RedisLockBackend.connect(
+                java.net.URI.create(RedisServers.redlockUri(servers())),
+                java.util.Map.of("timeout", "500ms", "namespace", namespace)));
+    }
+
     /** Every node through its own fault proxy, so that a rule can cut a minority of them. */
     @Override
     protected java.util.Optional<LockBackend> newBackendThrough(FaultProxies proxies) {

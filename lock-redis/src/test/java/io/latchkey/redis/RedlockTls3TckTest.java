@@ -60,16 +60,20 @@ class RedlockTls3TckTest extends RedlockTckBase {
 
     @Override
     protected LockBackend newBackend() {
-        return RedisLockBackend.connect(
-                URI.create(RedisServers.redlockUri(servers)),
-                Map.of(
-                        "timeout",
-                        "1s",
-                        "tlsCa",
-                        certs.caCertificate().toString(),
-                        "tlsCert",
-                        certs.clientCertificate().toString(),
-                        "tlsKey",
-                        certs.clientKey().toString()));
+        return connect(Map.of());
+    }
+
+    @Override
+    protected java.util.Optional<LockBackend> newBackendInNamespace(String namespace) {
+        return java.util.Optional.of(connect(Map.of("namespace", namespace)));
+    }
+
+    private static LockBackend connect(Map<String, String> more) {
+        Map<String, String> settings = new java.util.HashMap<>(more);
+        settings.put("timeout", "1s");
+        settings.put("tlsCa", certs.caCertificate().toString());
+        settings.put("tlsCert", certs.clientCertificate().toString());
+        settings.put("tlsKey", certs.clientKey().toString());
+        return RedisLockBackend.connect(URI.create(RedisServers.redlockUri(servers)), settings);
     }
 }
