@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariPoolMXBean;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.spi.DaemonThreads;
 import io.latchkey.spi.Redaction;
+import io.latchkey.spi.StoreErrors;
 import java.sql.Connection;
 import java.sql.Driver;
 import java.sql.SQLException;
@@ -21,6 +22,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +47,8 @@ final class JdbcConnections {
 
     private final boolean sessionMode;
     private final boolean dialectIsPostgres;
+    /** The lock table (as configured, maybe schema-qualified), for the privilege hint; null when not known. */
+    private final String table;
 
     /**
      * Opens the HikariCP pool of a {@code jdbc:} URL (closed with the client that owns it): the pool's and the
@@ -158,15 +163,22 @@ final class JdbcConnections {
     }
 
     JdbcConnections(DataSource dataSource, String description, String secret) {
-        this(dataSource, description, secret, false, false);
+        this(dataSource, description, secret, false, false, null);
     }
 
-    JdbcConnections(DataSource dataSource, String description, String secret, boolean sessionMode, boolean postgres) {
+    JdbcConnections(
+            DataSource dataSource,
+            String description,
+            String secret,
+            boolean sessionMode,
+            boolean postgres,
+            String table) {
         this.dataSource = dataSource;
         this.description = description;
         this.secret = secret == null || secret.isEmpty() ? null : secret;
         this.sessionMode = sessionMode;
         this.dialectIsPostgres = postgres;
+        this.table = table;
     }
 
     Connection borrow() throws SQLException {
@@ -232,10 +244,104 @@ final class JdbcConnections {
 
     BackendUnavailableException unavailable(String what, String lockName, SQLException e) {
         String exhausted = exhausted(e);
+        String privilege = exhausted == null ? missingPrivilege(e) : null;
+        String reason = clean(e.getMessage()) + " (SQLState " + e.getSQLState() + ")";
         String msg = "Could not " + what + (lockName == null ? "" : " lock '" + lockName + "'") + " on " + description
                 + ": "
-                + (exhausted != null ? exhausted : clean(e.getMessage()) + " (SQLState " + e.getSQLState() + ")");
+                + (exhausted != null
+                        ? exhausted
+                        : privilege != null ? StoreErrors.oneLine(reason) + ": " + privilege : reason);
         return new BackendUnavailableException(msg, lockName, description, scrub(e));
+    }
+
+    /** MariaDB/MySQL: "UPDATE command denied to user 'app'@'10.0.0.7' for table `db`.`latchkey_locks`". */
+    private static final Pattern COMMAND_DENIED = Pattern.compile("(?i)\\b([A-Z ]+?) command denied to user");
+
+    /**
+     * What to grant, when {@code e} is a missing privilege (PostgreSQL SQLState 42501; MariaDB/MySQL 1142 a
+     * table, 1143 a column, 1095/1227 another user's session); null for any other failure. Names the privilege
+     * the role lacks (MariaDB/MySQL say it; on PostgreSQL, which names only the object, it is asked with
+     * has_table_privilege on a connection of the pool, never waiting for one to be given back) and everything the object
+     * needs, as the README's least-privilege section lists it: the lock table SELECT, INSERT, UPDATE; the
+     * {@code _permits} and {@code _rw} tables also DELETE; PostgreSQL's {@code _rw_tokens} sequence USAGE.
+     */
+    private String missingPrivilege(SQLException e) {
+        int code = e.getErrorCode();
+        boolean maria = code == 1142 || code == 1143 || code == 1095 || code == 1227;
+        if (!"42501".equals(e.getSQLState()) && !maria) {
+            return null;
+        }
+        String text = String.valueOf(e.getMessage());
+        String lower = text.toLowerCase(Locale.ROOT);
+        String see = " (see lock-jdbc README, least privilege)";
+        if (lower.contains("terminate") || code == 1095 || code == 1227) {
+            return "ending another client's session (session mode's forceRelease) needs the same database user as"
+                    + " that client (PostgreSQL: or membership in pg_signal_backend; MariaDB: or CONNECTION ADMIN)"
+                    + see;
+        }
+        Matcher denied = COMMAND_DENIED.matcher(text);
+        String deniedCommand = denied.find() ? denied.group(1).strip().toUpperCase(Locale.ROOT) : null;
+        if ("CREATE".equals(deniedCommand) || lower.contains("permission denied for schema")) {
+            return "the role may not create the lock tables: have an administrator create them with the DDL in the"
+                    + " lock-jdbc README (JdbcLockBackend.ddl), then grant the role its rights on them; on PostgreSQL"
+                    + " the role also needs USAGE on the table's schema"
+                    + see;
+        }
+        if (table != null) {
+            String base = table.substring(table.indexOf('.') + 1);
+            String[][] objects = {
+                {base + "_rw_tokens", "sequence", "USAGE"},
+                {base + "_permits", "table", "SELECT, INSERT, UPDATE, DELETE"},
+                {base + "_rw", "table", "SELECT, INSERT, UPDATE, DELETE"},
+                {base, "table", "SELECT, INSERT, UPDATE"}
+            };
+            for (String[] o : objects) {
+                if (Pattern.compile("(?i)(?<![A-Za-z0-9_])" + Pattern.quote(o[0]) + "(?![A-Za-z0-9_])")
+                        .matcher(text)
+                        .find()) {
+                    String qualified = table.contains(".") ? table.substring(0, table.indexOf('.') + 1) + o[0] : o[0];
+                    String lacks = deniedCommand != null ? deniedCommand : lacking(qualified, o[1], o[2]);
+                    return (lacks != null ? "the role lacks " + lacks + " on " + o[1] + " " + o[0] + "; it needs " : "it needs ")
+                            + o[2] + " on it" + see;
+                }
+            }
+        }
+        return "the role lacks a privilege Latchkey needs" + see;
+    }
+
+    /**
+     * PostgreSQL: which of {@code needed} the current role lacks on {@code object}, asked on a connection of the
+     * pool when it has one idle or room for a new one (never waiting for one to be given back: the pool may be
+     * exhausted); null when that cannot be asked (or for a DataSource other than HikariCP's).
+     */
+    private String lacking(String object, String kind, String needed) {
+        if (!dialectIsPostgres || !(dataSource instanceof HikariDataSource hikari)) {
+            return null;
+        }
+        HikariPoolMXBean pool = hikari.getHikariPoolMXBean();
+        if (pool == null
+                || pool.getIdleConnections() == 0 && pool.getTotalConnections() >= hikari.getMaximumPoolSize()) {
+            return null;
+        }
+        String check = kind.equals("sequence") ? "has_sequence_privilege" : "has_table_privilege";
+        StringBuilder out = new StringBuilder();
+        try (Connection c = borrow()) {
+            for (String privilege : needed.split(", ")) {
+                try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT " + check + "(?, ?)")) {
+                    ps.setString(1, object);
+                    ps.setString(2, privilege);
+                    try (java.sql.ResultSet rs = ps.executeQuery()) {
+                        if (rs.next() && !rs.getBoolean(1)) {
+                            out.append(out.length() == 0 ? "" : ", ").append(privilege);
+                        }
+                    }
+                }
+            }
+        } catch (SQLException | RuntimeException ex) {
+            log.debug("could not ask which privilege the role lacks on {}", object, ex);
+            return null;
+        }
+        return out.length() == 0 ? null : out.toString();
     }
 
     /**

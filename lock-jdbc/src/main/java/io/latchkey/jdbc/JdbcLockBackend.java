@@ -52,7 +52,8 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
                                 + b.mode.name().toLowerCase(java.util.Locale.ROOT) + ", table " + b.table + ")",
                 b.secret,
                 b.mode == JdbcMode.SESSION,
-                dialect == Dialect.POSTGRESQL);
+                dialect == Dialect.POSTGRESQL,
+                b.table);
         this.ownedPool = b.ownedPool;
     }
 
@@ -120,7 +121,7 @@ public abstract sealed class JdbcLockBackend implements LockBackend permits Leas
             }
             new LeaseStatements(table, dialect).createTable(c);
         } catch (SQLException e) {
-            throw connections.unavailable("create the lock table " + table + " for", null, e);
+            throw connections.unavailable("check or create the lock table " + table, null, e);
         } finally {
             connections.giveBack(c);
         }

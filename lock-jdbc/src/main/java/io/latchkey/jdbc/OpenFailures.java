@@ -10,6 +10,7 @@ import java.net.UnknownHostException;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -20,6 +21,10 @@ import java.util.regex.Pattern;
  *   "authentication failed at jdbc:postgresql://host:5432: <driver's reason>";
  * - the server could not be reached or did not answer in time (SQLState class 08, a connect/timeout/unknown
  *   host exception anywhere in the chain): "cannot reach jdbc:postgresql://host:5432 within 5s: <reason>";
+ * - the TLS handshake failed (an SSLException or a certificate exception in the chain, or the driver's own
+ *   host name check): the same "cannot reach" line, the reason saying what is wrong first, as the etcd and
+ *   Redis schemes do: "cannot reach jdbc:postgresql://host:5432 within 5s: TLS: the server's certificate is not
+ *   trusted (no CA this client trusts signed it: URL parameter sslrootcert) [SSL error: PKIX path ...]";
  * - anything else (no such database, a bad URL option): "Could not open a connection pool to <url>: <reason>".
  * The driver's text passes through Redaction.scrub, so a password it quotes (from the URL, say) never shows.
  */
@@ -34,13 +39,18 @@ final class OpenFailures {
         Throwable root = root(e);
         String reason = Redaction.scrub(message(sql != null ? sql : root), url, settings);
         String target = target(url);
+        String tls = tlsProblem(e, reason, url);
+        if (tls != null) {
+            reason = tls + " [" + reason + "]";
+        }
         // the driver's exception, its text scrubbed, keeps the SQLState and error code for programs
         SQLException cause = sql == null ? null : new SQLException(reason, sql.getSQLState(), sql.getErrorCode());
         BackendUnavailableException out;
         String state = sql == null ? null : sql.getSQLState();
         if (state != null && state.startsWith("28") || sql != null && sql.getErrorCode() == 1045) {
             out = StoreErrors.authenticationFailed(target, reason, null, cause);
-        } else if (state != null && state.startsWith("08")
+        } else if (tls != null
+                || state != null && state.startsWith("08")
                 || sql instanceof SQLTimeoutException
                 || find(e, ConnectException.class) != null
                 || find(e, SocketTimeoutException.class) != null
@@ -55,6 +65,36 @@ final class OpenFailures {
                     cause);
         }
         return out;
+    }
+
+    /**
+     * What is wrong with TLS, in words, or null when the failure is not a TLS one: the server's certificate not
+     * trusted (PKIX), out of its validity period, not naming the host, or another handshake failure. The hint
+     * names the URL parameter of the driver the scheme uses (pgjdbc sslrootcert; MariaDB Connector/J
+     * serverSslCert; MySQL Connector/J its trust store).
+     */
+    static String tlsProblem(Throwable e, String reason, String url) {
+        String problem = StoreErrors.tlsProblem(e);
+        // pgjdbc checks the host name itself, after the handshake, with no TLS exception in the chain
+        if (problem == null && reason.toLowerCase(Locale.ROOT).contains("hostnameverifier")) {
+            problem = "the server's certificate does not name the host";
+        }
+        if (problem == null) {
+            return null;
+        }
+        if (problem.equals("the server's certificate is not trusted")) {
+            String scheme = url.toLowerCase(Locale.ROOT);
+            String where = scheme.startsWith("jdbc:postgresql:")
+                    ? "URL parameter sslrootcert"
+                    : scheme.startsWith("jdbc:mariadb:") || scheme.contains("permitmysqlscheme")
+                            ? "URL parameter serverSslCert"
+                            : "URL parameter serverSslCert (MariaDB driver) or trustCertificateKeyStoreUrl"
+                                    + " (MySQL Connector/J)";
+            return "TLS: " + problem + " (no CA this client trusts signed it: " + where + ")";
+        }
+        return problem.equals("the server's certificate does not name the host")
+                ? "TLS: " + problem + " in the URL"
+                : "TLS: " + problem;
     }
 
     /** scheme://host:port (every host of a multi-host URL) without database, options or credentials. */

@@ -134,14 +134,68 @@ abstract class SqlTable {
         }
     }
 
+    /**
+     * The objects {@link #ddl} creates, in the same order: the lock table, its {@code _permits} and {@code _rw}
+     * tables, and the token sequence (PostgreSQL {@code _rw_tokens}, H2 {@code _token_seq}; MariaDB has none).
+     */
+    static List<String> ddlObjects(Dialect dialect, String table) {
+        return switch (dialect) {
+            case POSTGRESQL -> List.of(table, table + "_permits", table + "_rw", table + "_rw_tokens");
+            case MARIADB -> List.of(table, table + "_permits", table + "_rw");
+            case H2 -> List.of(table, table + "_token_seq", table + "_permits", table + "_rw");
+        };
+    }
+
+    /**
+     * Creates what is missing, and only that: on PostgreSQL and MariaDB each object is looked up first and its
+     * {@code CREATE ... IF NOT EXISTS} runs only if it is not there, so a role with rights on existing tables
+     * only (no CREATE on the schema or database) starts with the default {@code createTable=true}. Both
+     * servers check the right to create before they look whether the object exists, so running the DDL
+     * unconditionally would fail for such a role. H2 (embedded, one user) runs the DDL as it is.
+     */
     void createTable(Connection c) throws SQLException {
+        List<String> ddl = ddl();
+        List<String> objects = ddlObjects(dialect, table);
         try (Statement s = c.createStatement()) {
-            for (String sql : ddl()) {
-                s.execute(sql);
+            for (int i = 0; i < ddl.size(); i++) {
+                if (dialect == Dialect.H2 || missing(c, objects.get(i), i == 0)) {
+                    s.execute(ddl.get(i));
+                }
             }
         }
         if (dialect == Dialect.POSTGRESQL) {
             addWaitingColumn(c);
+        }
+    }
+
+    /**
+     * Whether {@code object} is missing. PostgreSQL: {@code to_regclass}, which needs no right on the object.
+     * MariaDB/MySQL: a {@code SELECT ... LIMIT 0}; "no such table" (1146) is missing; "command denied" (1142,
+     * which the server also answers for a table that does not exist when the user has no right on it) is
+     * thrown for the lock table, which every operation reads (so a role without SELECT on it fails at start,
+     * naming the privilege), and taken as "not ours to create" for the semaphore and read-write tables, which
+     * only those primitives use.
+     */
+    private boolean missing(Connection c, String object, boolean lockTable) throws SQLException {
+        if (dialect == Dialect.POSTGRESQL) {
+            try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NULL")) {
+                ps.setString(1, object);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() && rs.getBoolean(1);
+                }
+            }
+        }
+        try (Statement s = c.createStatement()) {
+            s.executeQuery("SELECT 1 FROM " + object + " LIMIT 0").close();
+            return false;
+        } catch (SQLException e) {
+            if (e.getErrorCode() == 1146) { // ER_NO_SUCH_TABLE
+                return true;
+            }
+            if (e.getErrorCode() == 1142 && !lockTable) { // ER_TABLEACCESS_DENIED_ERROR
+                return false;
+            }
+            throw e;
         }
     }
 

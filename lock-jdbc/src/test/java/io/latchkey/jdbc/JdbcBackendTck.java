@@ -65,6 +65,14 @@ abstract class JdbcBackendTck extends LockBackendTck {
         return new JdbcBackendProvider().create(URI.create(url()), settings(mode()));
     }
 
+    /** The same URL and settings with the namespace setting every scheme accepts. */
+    @Override
+    protected java.util.Optional<LockBackend> newBackendInNamespace(String namespace) {
+        Map<String, String> settings = new java.util.HashMap<>(settings(mode()));
+        settings.put("namespace", namespace);
+        return java.util.Optional.of(new JdbcBackendProvider().create(URI.create(url()), settings));
+    }
+
     /** The same URL with the server's {@code host:port} through a fault proxy; none for an in-memory H2 database. */
     @Override
     protected java.util.Optional<LockBackend> newBackendThrough(FaultProxies proxies) {

@@ -1,0 +1,114 @@
+package io.latchkey.jdbc;
+
+import io.latchkey.jdbc.fixtures.PostgresFixture;
+import io.latchkey.servers.RunningServer;
+import io.latchkey.servers.TestCertificates;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+
+/**
+ * PostgreSQL over TLS (pgjdbc {@code sslmode=verify-full&sslrootcert=<ca>}), lease mode, core groups, on a
+ * server with {@code ssl=on} and {@code hostssl} rules only.
+ */
+@DisplayName("TCK: Postgres lease mode over TLS")
+class PostgresTlsTckTest extends JdbcTlsTck {
+    private static TestCertificates certs;
+    private static RunningServer server;
+    /** The TCK's URL: the least-privileged role. */
+    private static String appUrl;
+
+    @BeforeAll
+    static void startServer() {
+        certs = TestCertificates.create();
+        try {
+            server = PostgresFixture.startTls(certs);
+            appUrl = PostgresFixture.createRole(server, APP_ROLE, PASSWORD, LEASE_PRIVILEGES, "latchkey_locks");
+        } catch (RuntimeException | Error e) {
+            if (server != null) {
+                server.close();
+            }
+            certs.close();
+            throw e;
+        }
+    }
+
+    @AfterAll
+    static void stopServer() {
+        try {
+            if (server != null) {
+                server.close();
+            }
+        } finally {
+            certs.close();
+        }
+    }
+
+    @Override
+    protected String url() {
+        return appUrl;
+    }
+
+    @Override
+    protected String adminUrl() {
+        return PostgresFixture.url(server);
+    }
+
+    @Override
+    protected String createRole(String role, String privileges, String... tables) {
+        return PostgresFixture.createRole(server, role, PASSWORD, privileges, tables);
+    }
+
+    @Override
+    protected RunningServer server() {
+        return server;
+    }
+
+    @Override
+    protected String grantsQuery() {
+        return "SELECT table_name || ': ' || string_agg(privilege_type, ', ' ORDER BY privilege_type)"
+                + " FROM information_schema.table_privileges WHERE grantee = current_user GROUP BY table_name";
+    }
+
+    @Override
+    protected java.util.List<String> expectedGrants() {
+        return java.util.List.of("latchkey_locks: INSERT, SELECT, UPDATE");
+    }
+
+    @Override
+    protected String url(String tls, PasswordForm form) {
+        String hostPort = server.endpoint().hostAndPort();
+        return switch (form) {
+            case NONE -> "jdbc:postgresql://" + hostPort + "/postgres?user=" + user() + "&" + tls;
+            case QUERY -> "jdbc:postgresql://" + hostPort + "/postgres?user=" + user() + "&password=" + PASSWORD + "&"
+                    + tls;
+            case USER_INFO -> "jdbc:postgresql://" + user() + ":" + PASSWORD + "@" + hostPort + "/postgres?" + tls;
+        };
+    }
+
+    @Override
+    protected String verifyFull(Path ca) {
+        return "sslmode=verify-full&sslrootcert=" + ca;
+    }
+
+    @Override
+    protected String plaintext() {
+        return "sslmode=disable";
+    }
+
+    @Override
+    protected String plaintextRefusal() {
+        return "no encryption";
+    }
+
+    @Override
+    protected String tlsRequiredQuery() {
+        return "SELECT current_setting('ssl') = 'on' AND NOT EXISTS (SELECT 1 FROM pg_hba_file_rules WHERE type <> 'hostssl')";
+    }
+
+    @Override
+    protected String tlsVersionQuery() {
+        return "SELECT version FROM pg_stat_ssl WHERE pid = pg_backend_pid() AND ssl";
+    }
+}
