@@ -74,7 +74,7 @@ class LatchkeyConnectTest {
                 .withMessageContaining("malformed");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> Latchkey.connect("mem:", Map.of("table", "t")))
-                .withMessageContaining("takes no settings");
+                .withMessageContaining("mem: takes only the setting namespace, got [table]");
         try (LockClient odd = Latchkey.connect("mem:x?password=hunter22")) {
             assertThat(odd.backend())
                     .as("an opaque mem: name is taken whole, and shown redacted")
