@@ -68,8 +68,12 @@ class ZooKeeperTlsTckTest extends LockBackendTck {
 
     @Override
     protected TckSettings settings() {
+        // 5 s, not ZooKeeperTckBase's 2 s: a rule that makes a new client while a short lease runs must have it
+        // connected before the lease ends, and a connect here can take a reconnect or two (the server bug in the
+        // class comment) on top of the TLS handshakes; with 2 s, loss_unrenewedLeaseIsReportedBeforeValidUntil saw
+        // the lease end while its second client was still connecting (CI rehearsal, 1 run in 4)
         return TckSettings.defaults().toBuilder()
-                .shortLease(Duration.ofSeconds(2))
+                .shortLease(Duration.ofSeconds(5))
                 .recipeRules(false)
                 .faultRules(false)
                 .primitiveRules(false)
