@@ -24,8 +24,14 @@ import org.jspecify.annotations.Nullable;
 public final class Reachability {
     private Reachability() {}
 
-    /** What the probe found: whether some server accepted a TCP connection, and why the others did not. */
-    public record Result(boolean anyAccepted, @Nullable String reason) {}
+    /**
+     * What the probe found: whether some server accepted a TCP connection, which one, and why the others did not.
+     *
+     * @param anyAccepted whether a server accepted
+     * @param reason why none did, or null
+     * @param accepted the server that accepted (as given: host and port, unresolved), or null
+     */
+    public record Result(boolean anyAccepted, @Nullable String reason, @Nullable InetSocketAddress accepted) {}
 
     /**
      * Tries the servers in order until one accepts, sharing the time left until {@code deadlineNanos}
@@ -47,7 +53,7 @@ public final class Reachability {
             int port = Integer.parseInt(hostPort.substring(colon + 1));
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress(host, port), budgetMillis);
-                return new Result(true, null);
+                return new Result(true, null, InetSocketAddress.createUnresolved(host, port));
             } catch (UnknownHostException e) {
                 reasons.add(hostPort + ": unknown host");
             } catch (ConnectException e) {
@@ -62,6 +68,6 @@ public final class Reachability {
         }
         String reason =
                 servers.length == 1 ? reasons.get(0).substring(servers[0].length() + 2) : String.join("; ", reasons);
-        return new Result(false, reason);
+        return new Result(false, reason, null);
     }
 }

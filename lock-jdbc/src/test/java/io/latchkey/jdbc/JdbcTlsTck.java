@@ -57,8 +57,87 @@ abstract class JdbcTlsTck extends JdbcBackendTck {
         return APP_ROLE;
     }
 
+    /**
+     * One class's TLS-only server, started in its {@code @BeforeAll} and closed in its {@code @AfterAll}, with the
+     * least-privileged role the TCK runs as: the fixture's {@code startTls}, {@code url} (the administrator's) and
+     * {@code createRole}.
+     */
+    static final class TlsDatabase implements AutoCloseable {
+        /** A fixture's {@code startTls}. */
+        interface Starter {
+            RunningServer start(TestCertificates certs);
+        }
+
+        /** A fixture's {@code createRole}. */
+        interface RoleMaker {
+            String create(RunningServer server, String role, String password, String privileges, String... tables);
+        }
+
+        private final Starter starter;
+        private final java.util.function.Function<RunningServer, String> adminUrl;
+        private final RoleMaker roles;
+        private TestCertificates certs;
+        private RunningServer server;
+        private String appUrl;
+
+        TlsDatabase(Starter starter, java.util.function.Function<RunningServer, String> adminUrl, RoleMaker roles) {
+            this.starter = starter;
+            this.adminUrl = adminUrl;
+            this.roles = roles;
+        }
+
+        /** Starts the server and creates the lock table and the TCK's role with {@link JdbcTlsTck#LEASE_PRIVILEGES}. */
+        void start() {
+            certs = TestCertificates.create();
+            try {
+                server = starter.start(certs);
+                appUrl = roles.create(server, APP_ROLE, PASSWORD, LEASE_PRIVILEGES, "latchkey_locks");
+            } catch (RuntimeException | Error e) {
+                close();
+                throw e;
+            }
+        }
+
+        TestCertificates certs() {
+            return certs;
+        }
+
+        RunningServer server() {
+            return server;
+        }
+
+        @Override
+        public void close() {
+            try {
+                if (server != null) {
+                    server.close();
+                }
+            } finally {
+                if (certs != null) {
+                    certs.close();
+                }
+            }
+        }
+    }
+
+    /** This class's server and role. */
+    protected abstract TlsDatabase database();
+
+    /** The TCK's URL: the least-privileged role's. */
+    @Override
+    protected final String url() {
+        return database().appUrl;
+    }
+
+    @Override
+    protected final RunningServer server() {
+        return database().server;
+    }
+
     /** The server's administrator URL (PostgreSQL's superuser, MariaDB's root), for what a role may not see. */
-    protected abstract String adminUrl();
+    protected final String adminUrl() {
+        return database().adminUrl.apply(database().server);
+    }
 
     /**
      * Creates (as the administrator) {@code tables} with the backend's DDL and a role {@code role} with
@@ -66,7 +145,9 @@ abstract class JdbcTlsTck extends JdbcBackendTck {
      *
      * @return the role's URL, with full TLS verification
      */
-    protected abstract String createRole(String role, String privileges, String... tables);
+    protected final String createRole(String role, String privileges, String... tables) {
+        return database().roles.create(database().server, role, PASSWORD, privileges, tables);
+    }
 
     /** SQL listing the grants of the current role, one per row, in the form of {@link #expectedGrants()}. */
     protected abstract String grantsQuery();

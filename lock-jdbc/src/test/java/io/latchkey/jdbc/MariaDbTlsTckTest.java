@@ -40,55 +40,22 @@ class MariaDbTlsTckTest extends JdbcTlsTck {
     /** Protects nothing (a trust store holds only public certificates); Connector/J wants one. */
     private static final String STORE_PASSWORD = "trust-St0re-pw";
 
-    private static TestCertificates certs;
-    private static RunningServer server;
-    /** The TCK's URL: the least-privileged role. */
-    private static String appUrl;
+    private static final TlsDatabase DB =
+            new TlsDatabase(MariaDbFixture::startTls, MariaDbFixture::url, MariaDbFixture::createRole);
 
     @BeforeAll
     static void startServer() {
-        certs = TestCertificates.create();
-        try {
-            server = MariaDbFixture.startTls(certs);
-            appUrl = MariaDbFixture.createRole(server, APP_ROLE, PASSWORD, LEASE_PRIVILEGES, "latchkey_locks");
-        } catch (RuntimeException | Error e) {
-            if (server != null) {
-                server.close();
-            }
-            certs.close();
-            throw e;
-        }
+        DB.start();
     }
 
     @AfterAll
     static void stopServer() {
-        try {
-            if (server != null) {
-                server.close();
-            }
-        } finally {
-            certs.close();
-        }
+        DB.close();
     }
 
     @Override
-    protected String url() {
-        return appUrl;
-    }
-
-    @Override
-    protected String adminUrl() {
-        return MariaDbFixture.url(server);
-    }
-
-    @Override
-    protected String createRole(String role, String privileges, String... tables) {
-        return MariaDbFixture.createRole(server, role, PASSWORD, privileges, tables);
-    }
-
-    @Override
-    protected RunningServer server() {
-        return server;
+    protected TlsDatabase database() {
+        return DB;
     }
 
     @Override
@@ -104,7 +71,7 @@ class MariaDbTlsTckTest extends JdbcTlsTck {
 
     @Override
     protected String url(String tls, PasswordForm form) {
-        String hostPort = server.endpoint().hostAndPort();
+        String hostPort = DB.server().endpoint().hostAndPort();
         String db = "/" + MariaDbServer.DATABASE;
         return switch (form) {
             case NONE -> "jdbc:mariadb://" + hostPort + db + "?user=" + user() + "&" + tls;
@@ -148,7 +115,7 @@ class MariaDbTlsTckTest extends JdbcTlsTck {
     @ValueSource(strings = {"Connector/J", "MariaDB driver"})
     void tlsAMySqlUrlVerifiesFully(String driver) throws Exception {
         try (TestCertificates unrelated = TestCertificates.create()) {
-            String good = mysqlUrl(driver, certs.caCertificate());
+            String good = mysqlUrl(driver, DB.certs().caCertificate());
             String bad = mysqlUrl(driver, unrelated.caCertificate());
             try (LockClient client = Latchkey.connect(good, Map.of());
                     LockHandle h = client.lock("tls-mysql-url").acquire(Duration.ofSeconds(10))) {
@@ -168,15 +135,15 @@ class MariaDbTlsTckTest extends JdbcTlsTck {
                     .doesNotContain("\n")
                     .doesNotContain("\r")
                     .doesNotContain(STORE_PASSWORD)
-                    .contains(server.endpoint().hostAndPort())
+                    .contains(DB.server().endpoint().hostAndPort())
                     .contains("TLS: the server's certificate is not trusted");
         } finally {
-            Files.deleteIfExists(trustStore(certs.caCertificate()));
+            Files.deleteIfExists(trustStore(DB.certs().caCertificate()));
         }
     }
 
     private static String mysqlUrl(String driver, Path ca) throws Exception {
-        String base = "jdbc:mysql://" + server.endpoint().hostAndPort() + "/" + MariaDbServer.DATABASE + "?user=" + APP_ROLE
+        String base = "jdbc:mysql://" + DB.server().endpoint().hostAndPort() + "/" + MariaDbServer.DATABASE + "?user=" + APP_ROLE
                 + "&password=" + PASSWORD + "&";
         if (driver.equals("Connector/J")) {
             Path store = trustStore(ca);

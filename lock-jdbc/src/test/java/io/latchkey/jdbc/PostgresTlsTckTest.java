@@ -14,55 +14,22 @@ import org.junit.jupiter.api.DisplayName;
  */
 @DisplayName("TCK: Postgres lease mode over TLS")
 class PostgresTlsTckTest extends JdbcTlsTck {
-    private static TestCertificates certs;
-    private static RunningServer server;
-    /** The TCK's URL: the least-privileged role. */
-    private static String appUrl;
+    private static final TlsDatabase DB =
+            new TlsDatabase(PostgresFixture::startTls, PostgresFixture::url, PostgresFixture::createRole);
 
     @BeforeAll
     static void startServer() {
-        certs = TestCertificates.create();
-        try {
-            server = PostgresFixture.startTls(certs);
-            appUrl = PostgresFixture.createRole(server, APP_ROLE, PASSWORD, LEASE_PRIVILEGES, "latchkey_locks");
-        } catch (RuntimeException | Error e) {
-            if (server != null) {
-                server.close();
-            }
-            certs.close();
-            throw e;
-        }
+        DB.start();
     }
 
     @AfterAll
     static void stopServer() {
-        try {
-            if (server != null) {
-                server.close();
-            }
-        } finally {
-            certs.close();
-        }
+        DB.close();
     }
 
     @Override
-    protected String url() {
-        return appUrl;
-    }
-
-    @Override
-    protected String adminUrl() {
-        return PostgresFixture.url(server);
-    }
-
-    @Override
-    protected String createRole(String role, String privileges, String... tables) {
-        return PostgresFixture.createRole(server, role, PASSWORD, privileges, tables);
-    }
-
-    @Override
-    protected RunningServer server() {
-        return server;
+    protected TlsDatabase database() {
+        return DB;
     }
 
     @Override
@@ -78,7 +45,7 @@ class PostgresTlsTckTest extends JdbcTlsTck {
 
     @Override
     protected String url(String tls, PasswordForm form) {
-        String hostPort = server.endpoint().hostAndPort();
+        String hostPort = DB.server().endpoint().hostAndPort();
         return switch (form) {
             case NONE -> "jdbc:postgresql://" + hostPort + "/postgres?user=" + user() + "&" + tls;
             case QUERY -> "jdbc:postgresql://" + hostPort + "/postgres?user=" + user() + "&password=" + PASSWORD + "&"

@@ -87,19 +87,11 @@ public final class TckContext implements AutoCloseable {
      * @return the client, closed at the end of the test
      */
     public LockClient newProxiedClient() {
-        LockBackend backend = proxiedFactory.apply(proxies()).orElse(null);
-        org.junit.jupiter.api.Assumptions.assumeTrue(
-                backend != null,
+        return optionalClient(
+                proxiedFactory.apply(proxies()),
+                "tck-proxied",
                 "this backend's TCK supplies no newBackendThrough(FaultProxies): the network fault rules need a client"
                         + " whose connections go through the TCK's fault proxy");
-        LockClient client = Latchkey.client(backend, "tck-proxied");
-        openedLock.lock();
-        try {
-            opened.add(client);
-        } finally {
-            openedLock.unlock();
-        }
-        return client;
     }
 
     /**
@@ -110,12 +102,18 @@ public final class TckContext implements AutoCloseable {
      * @return the client, closed at the end of the test
      */
     public LockClient newClientInNamespace(String namespace) {
-        LockBackend backend = namespacedFactory.apply(namespace).orElse(null);
-        org.junit.jupiter.api.Assumptions.assumeTrue(
-                backend != null,
+        return optionalClient(
+                namespacedFactory.apply(namespace),
+                "tck-ns",
                 "this backend's TCK supplies no newBackendInNamespace(String): the namespace rule needs clients with"
                         + " different namespace settings on one store");
-        LockClient client = Latchkey.client(backend, "tck-ns");
+    }
+
+    /** A client on a backend from an optional factory, closed at the end of the test; skips the rule without one. */
+    private LockClient optionalClient(Optional<LockBackend> made, String label, String skipReason) {
+        LockBackend backend = made.orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(backend != null, skipReason);
+        LockClient client = Latchkey.client(backend, label);
         openedLock.lock();
         try {
             opened.add(client);

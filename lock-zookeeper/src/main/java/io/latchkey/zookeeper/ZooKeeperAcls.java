@@ -158,9 +158,4 @@ final class ZooKeeperAcls implements ACLProvider {
     private static boolean isBucket(String component) {
         return component.length() == 3 && component.chars().allMatch(c -> (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
     }
-
-    /** Lock nodes' ACL (tests). */
-    List<ACL> lockAcl() {
-        return lock;
-    }
 }

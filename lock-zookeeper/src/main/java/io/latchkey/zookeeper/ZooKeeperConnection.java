@@ -81,11 +81,8 @@ final class ZooKeeperConnection implements ConnectionStateListener {
         ZKClientConfig tls = null;
         if (settings.tls()) {
             tls = ZooKeeperTls.clientConfig(settings);
-            String first = connectString.split(",")[0];
-            int colon = first.lastIndexOf(':');
             String problem = ZooKeeperTls.handshakeProblem(
-                    first.substring(0, colon),
-                    Integer.parseInt(first.substring(colon + 1)),
+                    java.util.Objects.requireNonNull(reach.accepted()),
                     tls,
                     Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
             if (problem != null) {

@@ -70,12 +70,14 @@ public final class ZooKeeperLockBackend implements LockBackend {
     private final Listing listing;
     private final ZooKeeperWaiting waiting;
     private final HeldGrants held;
+    private final ZooKeeperErrors errors;
     private volatile boolean closed;
 
     ZooKeeperLockBackend(ZooKeeperConnection connection, String description, String basePath) {
         this.connection = connection;
         this.curator = connection.curator();
         this.description = description;
+        this.errors = new ZooKeeperErrors(description);
         this.paths = new LockPaths(basePath);
         this.readWritePaths = new LockPaths(basePath + "/rw");
         this.semaphorePaths = new LockPaths(basePath + "/sem");
@@ -140,12 +142,12 @@ public final class ZooKeeperLockBackend implements LockBackend {
         } catch (InterruptedException e) {
             a.giveUpAfterInterrupt();
             Thread.currentThread().interrupt();
-            throw unavailable(request.name(), "interrupted while acquiring", e);
+            throw errors.unavailable(request.name(), "interrupted while acquiring", e);
         } catch (IllegalArgumentException otherCount) {
             throw otherCount;
         } catch (Exception e) {
             a.giveUpQuietly();
-            throw unavailable(request.name(), "could not acquire", e);
+            throw errors.unavailable(request.name(), "could not acquire", e);
         }
     }
 
@@ -190,7 +192,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
             throw otherCount;
         } catch (Exception e) {
             a.giveUpQuietly();
-            throw unavailable(request.name(), "could not acquire", e);
+            throw errors.unavailable(request.name(), "could not acquire", e);
         }
     }
 
@@ -211,13 +213,13 @@ public final class ZooKeeperLockBackend implements LockBackend {
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
-            throw unavailable(name, "could not watch", e);
+            throw errors.unavailable(name, "could not watch", e);
         }
     }
 
     @Override
     public int availablePermits(String name, int limit) {
-        return call(
+        return errors.call(
                 name, "count the permits of", () -> queues.availablePermits(name, semaphorePaths.parent(name), limit));
     }
 
@@ -225,7 +227,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     public Grant downgrade(Grant write, AcquireRequest read) {
         ContenderNode node = (ContenderNode) write.state();
         long start = System.nanoTime();
-        ContenderNode mine = call(write.name(), "downgrade", () -> queues.downgrade(node, read));
+        ContenderNode mine = errors.call(write.name(), "downgrade", () -> queues.downgrade(node, read));
         held.forget(node);
         // the reader keeps the writer's place in the queue, so it keeps its token: writers queued behind it have
         // higher ones (their nodes are older than the reader's node, whose czxid only proves identity)
@@ -236,7 +238,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     public RenewResult renew(Grant grant, Duration lease) {
         ContenderNode node = (ContenderNode) grant.state();
         if (!connection.isConnected()) {
-            throw unavailable(
+            throw errors.unavailable(
                     grant.name(),
                     "cannot renew while the connection is suspended (session 0x" + Long.toHexString(node.sessionId())
                             + " may expire)",
@@ -248,9 +250,9 @@ public final class ZooKeeperLockBackend implements LockBackend {
             stat = curator.checkExists().forPath(node.path());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw unavailable(grant.name(), "interrupted while renewing", e);
+            throw errors.unavailable(grant.name(), "interrupted while renewing", e);
         } catch (Exception e) {
-            throw unavailable(grant.name(), "could not renew", e);
+            throw errors.unavailable(grant.name(), "could not renew", e);
         }
         if (stat == null || stat.getCzxid() != node.czxid()) {
             held.forget(node);
@@ -266,7 +268,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
         held.forget(node);
         if (!connection.isConnected()) {
             orphans.add(grant.owner(), node.parent(), node.marker());
-            throw unavailable(
+            throw errors.unavailable(
                     grant.name(),
                     "cannot release while the connection is suspended; the node is removed "
                             + "in the background once the store answers, or ends with the session",
@@ -280,10 +282,10 @@ public final class ZooKeeperLockBackend implements LockBackend {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             orphans.add(grant.owner(), node.parent(), node.marker());
-            throw unavailable(grant.name(), "interrupted while releasing; the node is removed in the background", e);
+            throw errors.unavailable(grant.name(), "interrupted while releasing; the node is removed in the background", e);
         } catch (Exception e) {
             orphans.add(grant.owner(), node.parent(), node.marker());
-            throw unavailable(
+            throw errors.unavailable(
                     grant.name(),
                     "could not release; the node is removed in the background once the "
                             + "store answers, or ends with the session",
@@ -293,17 +295,17 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        return call(name, "inspect", () -> queues.holderOf(name, paths.parent(name)));
+        return errors.call(name, "inspect", () -> queues.holderOf(name, paths.parent(name)));
     }
 
     @Override
     public List<LockInfo> list(String prefix) {
-        return call(prefix, "list locks with prefix", () -> listing.list(prefix));
+        return errors.call(prefix, "list locks with prefix", () -> listing.list(prefix));
     }
 
     @Override
     public boolean forceRelease(String name) {
-        return call(name, "force-release", () -> queues.forceRelease(name, paths.parent(name)));
+        return errors.call(name, "force-release", () -> queues.forceRelease(name, paths.parent(name)));
     }
 
     @Override
@@ -350,25 +352,6 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     // ------------------------------------------------------------------ internals
 
-    /** One store operation that is not an acquisition. */
-    private interface StoreCall<T> {
-        T run() throws Exception;
-    }
-
-    /** Runs {@code op}; a failure becomes BackendUnavailableException ("could not <what> lock ..."). */
-    private <T> T call(String name, String what, StoreCall<T> op) {
-        try {
-            return op.run();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw unavailable(name, "interrupted; could not " + what, e);
-        } catch (IllegalArgumentException refused) {
-            throw refused;
-        } catch (Exception e) {
-            throw unavailable(name, "could not " + what, e);
-        }
-    }
-
     /** Each primitive queues in its own subtree (see LockPaths). */
     private LockPaths pathsFor(AcquireRequest request) {
         return switch (request.kind().type()) {
@@ -384,36 +367,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
      */
     private void requireConnected(String name, String what) {
         if (!connection.isConnected()) {
-            throw new BackendUnavailableException(
-                    what + " lock '" + name + "' on " + description
-                            + ": the connection to ZooKeeper is suspended (session 0x"
-                            + Long.toHexString(connection.sessionId())
-                            + " may still be alive; retry once it reconnects)",
-                    name,
-                    description,
-                    null);
+            throw errors.suspended(name, what, connection.sessionId());
         }
-    }
-
-    BackendUnavailableException unavailable(String name, String what, Throwable cause) {
-        String reason = cause == null ? "" : ": " + describe(cause);
-        return new BackendUnavailableException(
-                what + " lock '" + name + "' on " + description + reason, name, description, cause);
-    }
-
-    private static String describe(Throwable e) {
-        if (e instanceof Listing.ListingTooLargeException) {
-            return e.getMessage();
-        }
-        if (e instanceof KeeperException.NoAuthException ke) {
-            return "ZooKeeper NOAUTH" + (ke.getPath() == null ? "" : " at " + ke.getPath())
-                    + ": this client's identity lacks a permission the node's ACL requires (CREATE on a lock's node"
-                    + " to acquire it, DELETE on it to release; the lock may belong to another application's identity;"
-                    + " see the acl setting)";
-        }
-        if (e instanceof KeeperException ke) {
-            return "ZooKeeper " + ke.code() + (ke.getPath() == null ? "" : " at " + ke.getPath());
-        }
-        return e.toString();
     }
 }

@@ -44,11 +44,14 @@ final class ZooKeeperTls {
     }
 
     /**
-     * One TLS handshake to {@code host:port} as the client will make it (same trust, host name checked).
+     * One TLS handshake to {@code server} (the one that accepted the TCP probe) as the client will make it (same
+     * trust, host name checked).
      *
      * @return null if it succeeded, else the problem in one line, naming the server
      */
-    static String handshakeProblem(String host, int port, ZKClientConfig config, Duration timeout) {
+    static String handshakeProblem(InetSocketAddress address, ZKClientConfig config, Duration timeout) {
+        String host = address.getHostString();
+        int port = address.getPort();
         String server = host + ":" + port;
         SSLContext context;
         try (ClientX509Util x509 = new ClientX509Util()) {
