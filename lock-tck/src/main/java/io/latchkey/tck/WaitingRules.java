@@ -181,7 +181,15 @@ public interface WaitingRules extends TckRules {
         CompletableFuture<LockHandle> f = b.lock(name).acquireAsync(Duration.ofSeconds(60));
         f.cancel(true);
         h.release();
-        Tck.mustAcquire(c.lock(name), tck().settings().slack()).close();
+        Tck.mustAcquire(
+                        c.lock(name),
+                        tck().settings().slack(),
+                        () -> "expected to acquire lock '" + name + "' within " + tck().settings().slack()
+                                + " after its holder released it while a cancelled acquisition was in flight; the store"
+                                + " shows it held by " + c.inspect(name).map(i -> i.owner() + " (token "
+                                        + i.fencingToken() + ")").orElse("nobody now")
+                                + "; the cancelled client holds " + b.held())
+                .close();
         Tck.await(tck().settings().slack()).until(() -> b.held().isEmpty());
         assertThrows(java.util.concurrent.CancellationException.class, () -> f.getNow(null));
     }
