@@ -63,6 +63,7 @@ final class AcquireLoop {
         boolean entered = false;
         boolean granted = false;
         AcquireRequest lastBusyRequest = null;
+        AcquireRequest unseenRequest = null; // a request whose store call ended without an answer
         Throwable failure = null;
         try {
             entered = waitNanos == 0
@@ -82,11 +83,13 @@ final class AcquireLoop {
                 AcquireResult result;
                 attempts++;
                 boolean storeWait = waitNanos > 0 && remaining > 0;
+                unseenRequest = request; // until the store answers, it may have granted without our knowing
                 try {
                     result = storeWait
                             ? c.backend.acquire(request, Duration.ofNanos(remaining))
                             : c.backend.tryAcquire(request);
                     lastError = null;
+                    unseenRequest = null;
                 } catch (BackendUnavailableException e) {
                     result = null;
                     lastError = e;
@@ -152,8 +155,10 @@ final class AcquireLoop {
             throw e;
         } finally {
             if (!granted) {
-                if (lastBusyRequest != null) {
-                    withdrawQuietly(c, lastBusyRequest);
+                if (unseenRequest != null) {
+                    c.abandonInBackground(unseenRequest); // ends a grant whose reply never came, then withdraws
+                } else if (lastBusyRequest != null) {
+                    c.withdrawQuietly(lastBusyRequest);
                 }
                 if (entered) {
                     gate.leave();
@@ -203,15 +208,6 @@ final class AcquireLoop {
     }
 
     /** Tells the store this waiter gave up (a writer's intent goes now, not at its expiry); best effort. */
-    private static void withdrawQuietly(CoreLockClient c, AcquireRequest request) {
-        try {
-            c.backend.withdraw(request);
-        } catch (RuntimeException e) { // NOPMD: the store forgets the waiter by itself when its intent expires
-            org.slf4j.LoggerFactory.getLogger(AcquireLoop.class)
-                    .debug("withdrawing from {} on {} failed", request.name(), c.backend(), e);
-        }
-    }
-
     /**
      * Makes a grant the store returned this client's (an acquisition's, or a downgrade's read grant): registered
      * first, so that a loss the store reported before is found, then armed and announced. A client closed meanwhile

@@ -100,7 +100,8 @@ final class CoreLock implements DistributedLock {
 
     /**
      * Runs an acquisition on a worker. If the caller cancels the future, the worker is interrupted; a grant
-     * that arrives anyway (the future is already completed) is released at once, never leaked.
+     * that arrives anyway (the future is already completed) is released at once, never leaked, and one whose reply
+     * the interrupt cost is ended by the acquire loop (CoreLockClient.abandonInBackground).
      */
     private <T> CompletableFuture<T> async(Attempt<T> attempt, Undo<T> undo) {
         client.checkOpen(name);
@@ -111,6 +112,9 @@ final class CoreLock implements DistributedLock {
                 try {
                     T value = attempt.run();
                     if (!result.complete(value)) {
+                        // cancelled meanwhile, which interrupted this worker: a driver that refuses I/O on an
+                        // interrupted thread (MongoDB's) would fail the release and leave the grant to its lease
+                        Thread.interrupted();
                         undo.undo(value);
                     }
                 } catch (Throwable t) {

@@ -13,6 +13,7 @@ import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
 import io.latchkey.MultiLock;
 import io.latchkey.Reentrancy;
+import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.GrantLossSink;
@@ -327,6 +328,45 @@ public final class CoreLockClient implements LockClient {
             executors.workers.execute(() -> releaseQuietly(grant));
         } catch (RejectedExecutionException closing) {
             releaseQuietly(grant);
+        }
+    }
+
+    /**
+     * Ends what the store may have granted to an acquisition that gave up while one of its requests had no answer
+     * (the reply was lost to an I/O failure, or the driver dropped it because the thread was interrupted, as
+     * MongoDB's does after the write was applied): asked again with the same owner, the store returns such a grant
+     * (the SPI's same-owner retry), which is released; a free name is granted and given back at once, a held one
+     * answers busy. Then the waiter is withdrawn. It runs on a worker, so an interrupted or cancelled caller never
+     * waits for it; while the client closes, the store's lease ends the grant instead.
+     */
+    void abandonInBackground(AcquireRequest request) {
+        try {
+            executors.workers.execute(() -> abandon(request));
+        } catch (RejectedExecutionException closing) { // NOPMD: the lease ends what the store may hold
+            log.debug("Lock '{}' on {}: closing, so a grant whose reply was lost expires by its lease", request.name(),
+                    description);
+        }
+    }
+
+    private void abandon(AcquireRequest request) {
+        try {
+            if (backend.tryAcquire(request) instanceof Grant mine) {
+                backend.release(mine);
+            }
+        } catch (RuntimeException | Error e) { // NOPMD: best effort; the lease ends what the store may hold
+            log.debug("Abandoning an unanswered acquisition of lock '{}' on {} failed; what it may hold expires by"
+                    + " its lease", request.name(), description, e);
+        } finally {
+            withdrawQuietly(request);
+        }
+    }
+
+    /** Withdraws a waiter the store may have recorded for an acquisition that gave up. */
+    void withdrawQuietly(AcquireRequest request) {
+        try {
+            backend.withdraw(request);
+        } catch (RuntimeException e) { // NOPMD: the store forgets the waiter by itself when its intent expires
+            log.debug("withdrawing from {} on {} failed", request.name(), description, e);
         }
     }
 
