@@ -21,6 +21,8 @@ public final class StoreErrors {
     public static final String CONNECT_TIMEOUT = "connectTimeout";
     /** Its default: a store that cannot be reached is reported within five seconds. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** {@link #tlsProblem}'s words for a certificate no trusted CA signed. */
+    public static final String UNTRUSTED_CERTIFICATE = "the server's certificate is not trusted";
 
     private StoreErrors() {}
 
@@ -126,7 +128,7 @@ public final class StoreErrors {
         }
         String lower = all.toString().toLowerCase(java.util.Locale.ROOT);
         if (lower.contains("pkix") || lower.contains("trust anchor") || lower.contains("valid certification path")) {
-            return "the server's certificate is not trusted";
+            return UNTRUSTED_CERTIFICATE;
         }
         if (!tls) {
             return null;

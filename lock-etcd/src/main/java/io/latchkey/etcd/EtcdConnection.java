@@ -7,9 +7,11 @@ import io.latchkey.BackendUnavailableException;
 import io.latchkey.spi.BackendUri;
 import io.latchkey.spi.Redaction;
 import io.latchkey.spi.Settings;
+import io.latchkey.spi.PemTls;
 import io.latchkey.spi.StoreErrors;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -164,10 +166,11 @@ final class EtcdConnection {
             throw new IllegalArgumentException("an etcd user was given without a password; set 'password'"
                     + " (or the URI's user:password@), or use a client certificate (tlsCert, tlsKey) instead");
         }
-        if ((cert == null) != (key == null)) {
-            throw new IllegalArgumentException("tlsCert and tlsKey (client certificate and its PKCS#8 key) go together;"
-                    + " give both or neither");
-        }
+        PemTls.checkSettings(
+                s.has("tls") ? tls : null,
+                ca == null ? null : Path.of(ca),
+                cert == null ? null : Path.of(cert),
+                key == null ? null : Path.of(key));
         if ((ca != null || cert != null) && !tls) {
             tls = true; // a CA or client certificate only makes sense over TLS
         }

@@ -223,7 +223,7 @@ class EtcdSecurityTest {
                         "etcds://" + hosts,
                         Map.of("tlsCert", certificates.clientCertificate().toString())))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("tlsCert and tlsKey (client certificate and its PKCS#8 key) go together");
+                .hasMessageStartingWith("tlsCert and tlsKey (client certificate and its unencrypted PKCS#8 key) go together");
         assertThatThrownBy(() -> Latchkey.connect("etcds://" + hosts, Map.of("tls", "false")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("an etcds:// URI means TLS");

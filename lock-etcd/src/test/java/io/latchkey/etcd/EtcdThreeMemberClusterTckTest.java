@@ -37,9 +37,7 @@ class EtcdThreeMemberClusterTckTest extends LockBackendTck {
     /** The recipe groups run on EtcdSingleMemberTckTest: three members change the server side. */
     @Override
     protected TckSettings settings() {
-        return EtcdTckSupport.settings().toBuilder().recipeRules(false)
-                .faultRules(false)
-                .primitiveRules(false).build();
+        return EtcdTckSupport.settings().toBuilder().coreRulesOnly().build();
     }
 
     @Override

@@ -67,9 +67,7 @@ class EtcdTlsTckTest extends LockBackendTck {
     /** The recipe groups run on EtcdSingleMemberTckTest: TLS changes the transport only. */
     @Override
     protected TckSettings settings() {
-        return EtcdTckSupport.settings().toBuilder().recipeRules(false)
-                .faultRules(false)
-                .primitiveRules(false).build();
+        return EtcdTckSupport.settings().toBuilder().coreRulesOnly().build();
     }
 
     @Override

@@ -82,7 +82,7 @@ final class OpenFailures {
         if (problem == null) {
             return null;
         }
-        if (problem.equals("the server's certificate is not trusted")) {
+        if (problem.equals(StoreErrors.UNTRUSTED_CERTIFICATE)) {
             String scheme = url.toLowerCase(Locale.ROOT);
             String where = scheme.startsWith("jdbc:postgresql:")
                     ? "URL parameter sslrootcert"

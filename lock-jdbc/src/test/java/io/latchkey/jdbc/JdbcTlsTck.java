@@ -187,9 +187,7 @@ abstract class JdbcTlsTck extends JdbcBackendTck {
     @Override
     protected TckSettings settings() {
         return super.settings().toBuilder()
-                .recipeRules(false)
-                .faultRules(false)
-                .primitiveRules(false)
+                .coreRulesOnly()
                 .build();
     }
 
@@ -333,6 +331,59 @@ abstract class JdbcTlsTck extends JdbcBackendTck {
                 assertThat(mine.fencingToken()).isGreaterThan(h.fencingToken());
             }
         }
+    }
+
+    /** The administrator's statement granting {@code privileges} on {@code object} to the role {@code role}. */
+    protected abstract String grantStatement(String privileges, String object, String role);
+
+    /** Runs {@link #grantStatement} as the administrator. */
+    protected final void grant(String privileges, String object, String role) throws SQLException {
+        try (Connection c = DriverManager.getConnection(adminUrl());
+                Statement s = c.createStatement()) {
+            s.execute(grantStatement(privileges, object, role));
+        }
+    }
+
+    /**
+     * Semaphores and read-write locks (lease mode) need the README's grants on the {@code _permits} and {@code _rw}
+     * tables and nothing more: a role with exactly those and the lock table's three rights runs both, with a waiter
+     * woken by a release, a writer giving up behind a reader and a downgrade. A role without them fails its first
+     * semaphore in one line that names the table and what it needs, never the password.
+     */
+    @Test
+    void leastPrivilegeSemaphoresAndReadWriteLocksNeedOnlyTheirTables() throws Exception {
+        String url = createRole("latchkey_prims", LEASE_PRIVILEGES, "latchkey_prims");
+        grant("SELECT, INSERT, UPDATE, DELETE", "latchkey_prims_permits", "latchkey_prims");
+        grant("SELECT, INSERT, UPDATE, DELETE", "latchkey_prims_rw", "latchkey_prims");
+        Map<String, String> table = Map.of("table", "latchkey_prims");
+        try (LockClient a = Latchkey.connect(url, table);
+                LockClient b = Latchkey.connect(url, table)) {
+            LockHandle one = a.semaphore("lp-sem", 1).tryAcquire(1).orElseThrow();
+            java.util.concurrent.CompletableFuture<LockHandle> waiter =
+                    b.semaphore("lp-sem", 1).acquireAsync(1, Duration.ofSeconds(20));
+            assertThat(b.semaphore("lp-sem", 1).availablePermits()).isZero();
+            one.release();
+            waiter.get(20, java.util.concurrent.TimeUnit.SECONDS).release();
+            try (LockHandle r = a.readWriteLock("lp-rw").readLock().tryAcquire().orElseThrow()) {
+                assertThat(r.fencingToken()).isPositive();
+                assertThat(b.readWriteLock("lp-rw").writeLock().tryAcquire(Duration.ofMillis(300)))
+                        .isEmpty();
+            }
+            LockHandle w = a.readWriteLock("lp-rw").writeLock().tryAcquire().orElseThrow();
+            a.readWriteLock("lp-rw").downgrade(w).release();
+        }
+        String bare = createRole("latchkey_prims_bare", LEASE_PRIVILEGES, "latchkey_prims_bare");
+        Throwable e = catchThrowable(() -> {
+            try (LockClient c = Latchkey.connect(bare, Map.of("table", "latchkey_prims_bare"))) {
+                c.semaphore("lp-sem", 1).tryAcquire(1);
+            }
+        });
+        System.out.println(getClass().getSimpleName() + " semaphore without its grant: " + e.getMessage());
+        assertThat(e).isInstanceOf(BackendUnavailableException.class);
+        assertThat(e.getMessage())
+                .doesNotContain("\n")
+                .contains("on table latchkey_prims_bare_permits; it needs SELECT, INSERT, UPDATE, DELETE on it")
+                .doesNotContain(PASSWORD);
     }
 
     private String hostAndPort() {

@@ -70,6 +70,11 @@ class MariaDbTlsTckTest extends JdbcTlsTck {
     }
 
     @Override
+    protected String grantStatement(String privileges, String object, String role) {
+        return "GRANT " + privileges + " ON " + MariaDbServer.DATABASE + "." + object + " TO '" + role + "'@'127.0.0.1'";
+    }
+
+    @Override
     protected String url(String tls, PasswordForm form) {
         String hostPort = DB.server().endpoint().hostAndPort();
         String db = "/" + MariaDbServer.DATABASE;

@@ -32,9 +32,7 @@ class MySqlUrlMariaDbDriverSessionTckTest extends JdbcBackendTck {
     /** Only the URL and driver differ from MariaDbLease/SessionTckTest, which run the recipe groups. */
     @Override
     protected io.latchkey.tck.TckSettings settings() {
-        return super.settings().toBuilder().recipeRules(false)
-                .faultRules(false)
-                .primitiveRules(false).build();
+        return super.settings().toBuilder().coreRulesOnly().build();
     }
 
     @Override

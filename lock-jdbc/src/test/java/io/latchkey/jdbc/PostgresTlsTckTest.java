@@ -44,6 +44,36 @@ class PostgresTlsTckTest extends JdbcTlsTck {
     }
 
     @Override
+    protected String grantStatement(String privileges, String object, String role) {
+        return "GRANT " + privileges + " ON " + (object.endsWith("_rw_tokens") ? "SEQUENCE " : "") + object + " TO "
+                + role;
+    }
+
+    /**
+     * Session mode's read-write locks take their tokens from the {@code _rw_tokens} sequence: its USAGE, and the
+     * session table's three rights, are all they need (lock-jdbc README, least privilege).
+     */
+    @org.junit.jupiter.api.Test
+    void leastPrivilegeSessionReadWriteLocksNeedOnlyTheSequence() throws Exception {
+        String url = createRole("latchkey_srw", LEASE_PRIVILEGES, "latchkey_srw");
+        grant("USAGE", "latchkey_srw_rw_tokens", "latchkey_srw");
+        java.util.Map<String, String> session = java.util.Map.of("mode", "session", "table", "latchkey_srw");
+        try (io.latchkey.LockClient a = io.latchkey.Latchkey.connect(url, session);
+                io.latchkey.LockClient b = io.latchkey.Latchkey.connect(url, session)) {
+            try (io.latchkey.LockHandle r = a.readWriteLock("lp-srw").readLock().tryAcquire().orElseThrow()) {
+                org.assertj.core.api.Assertions.assertThat(r.fencingToken()).isPositive();
+                org.assertj.core.api.Assertions.assertThat(
+                                b.readWriteLock("lp-srw").writeLock().tryAcquire(java.time.Duration.ofMillis(300)))
+                        .isEmpty();
+            }
+            try (io.latchkey.LockHandle w =
+                    b.readWriteLock("lp-srw").writeLock().acquire(java.time.Duration.ofSeconds(10))) {
+                org.assertj.core.api.Assertions.assertThat(w.isValid()).isTrue();
+            }
+        }
+    }
+
+    @Override
     protected String url(String tls, PasswordForm form) {
         String hostPort = DB.server().endpoint().hostAndPort();
         return switch (form) {

@@ -13,15 +13,21 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.spi.BackendUri;
+import io.latchkey.spi.Deadlines;
+import io.latchkey.spi.PemTls;
+import io.latchkey.spi.Reachability;
 import io.latchkey.spi.Redaction;
 import io.latchkey.spi.Settings;
 import io.latchkey.spi.StoreErrors;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 import org.bson.Document;
+import org.jspecify.annotations.Nullable;
 
 /*
  * The client's lifecycle: a URI and settings become one MongoClient (its own pool, monitoring threads and
@@ -91,6 +97,7 @@ final class MongoConnection implements AutoCloseable {
                     + " mongodb://user:password@host, or the settings user and password");
         }
         Settings all = b.settings();
+        refuseUnreadTlsFiles(all.asMap().keySet());
         Settings latchkey = Settings.of(MongoSettings.BACKEND, only(all.asMap(), true));
         MongoSettings s = MongoSettings.read(latchkey, b.path().isEmpty() ? null : b.path());
         ConnectionString cs;
@@ -109,6 +116,13 @@ final class MongoConnection implements AutoCloseable {
         if (cs.getApplicationName() == null) {
             cb.applicationName("latchkey");
         }
+        SSLContext tls = tlsContext(b, cs, s);
+        if (tls != null) {
+            cb.applyToSslSettings(ssl -> ssl.enabled(true).context(tls));
+        }
+        if (check && tls != null && !b.scheme().equals("mongodb+srv") && !Boolean.TRUE.equals(cs.getSslInvalidHostnameAllowed())) {
+            checkHandshake(b, s, tls);
+        }
         MongoConnection c = new MongoConnection(
                 MongoClients.create(cb.build()), s, b.toString(), b.target(), uri.toString(), Map.copyOf(given), true);
         if (check) {
@@ -121,6 +135,46 @@ final class MongoConnection implements AutoCloseable {
             }
         }
         return c;
+    }
+
+    /**
+     * The TLS context of a client that speaks TLS (the driver's tls=true, mongodb+srv://, or a PEM setting): the PEM
+     * files' own, else the JVM's default; null for plain text.
+     */
+    private static @Nullable SSLContext tlsContext(BackendUri b, ConnectionString cs, MongoSettings s) {
+        Boolean driverTls = cs.getSslEnabled();
+        PemTls.checkSettings(driverTls, s.tlsCa().orElse(null), s.tlsCert().orElse(null), s.tlsKey().orElse(null));
+        if (s.anyTlsFile()) {
+            return PemTls.context(s.tlsCa().orElse(null), s.tlsCert().orElse(null), s.tlsKey().orElse(null));
+        }
+        boolean on = driverTls != null ? driverTls : b.scheme().equals("mongodb+srv");
+        if (!on) {
+            return null;
+        }
+        try {
+            return SSLContext.getDefault();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no default TLS context", e);
+        }
+    }
+
+    /**
+     * One TLS handshake with the first server that accepts a connection, before the driver starts: the driver
+     * reports a certificate that does not verify only as a server it could not select, after connectTimeout.
+     */
+    private static void checkHandshake(BackendUri b, MongoSettings s, SSLContext context) {
+        long deadline = Deadlines.after(System.nanoTime(), s.connectTimeout());
+        Reachability.Result reach = Reachability.probe(
+                b.hosts().stream().map(Object::toString).collect(java.util.stream.Collectors.joining(",")), deadline);
+        java.net.InetSocketAddress accepted = reach.accepted();
+        if (accepted == null) {
+            return; // nobody answers: the ping reports it as the driver sees it
+        }
+        String problem = PemTls.handshakeProblem(
+                accepted, context, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        if (problem != null) {
+            throw StoreErrors.cannotReach(b.target(), s.connectTimeout(), problem, null, null);
+        }
     }
 
     /**
@@ -161,6 +215,25 @@ final class MongoConnection implements AutoCloseable {
             c.changeStreams = c.useChangeStreams();
         }
         return c;
+    }
+
+    /**
+     * Options other drivers read and the Java driver only warns about: TLS would then run on the JVM's trust store,
+     * or fail, without the file the user meant.
+     */
+    private static void refuseUnreadTlsFiles(java.util.Set<String> keys) {
+        for (String k : keys) {
+            String lower = k.toLowerCase(java.util.Locale.ROOT);
+            if (lower.equals("tlscafile") || lower.equals("sslcafile")) {
+                throw new IllegalArgumentException("MongoDB's Java driver does not read " + k
+                        + "; give the CA file as Latchkey's tlsCa setting (PEM), e.g. ?tlsCa=/etc/ssl/mongo-ca.pem");
+            }
+            if (lower.startsWith("tlscertificatekeyfile") || lower.equals("sslpemkeyfile")) {
+                throw new IllegalArgumentException("MongoDB's Java driver does not read " + k
+                        + "; give the client certificate and its unencrypted PKCS#8 key as Latchkey's tlsCert and"
+                        + " tlsKey settings (PEM files)");
+            }
+        }
     }
 
     /** The Latchkey keys of a merged settings map ({@code latchkey}), or every other key (the driver's). */

@@ -1,12 +1,16 @@
 package io.latchkey.mongodb;
 
 import io.latchkey.spi.DurationText;
+import io.latchkey.spi.PemTls;
 import io.latchkey.spi.Settings;
 import io.latchkey.spi.StoreErrors;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Tuning of a MongoDB backend. Immutable; build with {@link #builder()}, or read from the Latchkey settings of a
@@ -34,6 +38,11 @@ import java.util.Set;
  *       without them waiters poll with the core's backoff. {@code auto} uses them when the driver finds a replica set,
  *       a sharded cluster or a load-balanced deployment (a standalone {@code mongod} has no change streams); {@code on} uses
  *       them whatever the server says, for servers that have them but do not say so.</li>
+ *   <li>{@code tlsCa}, {@code tlsCert}, {@code tlsKey}: PEM files, as on every Latchkey scheme: the CAs to trust
+ *       instead of the JVM's trust store, and a client certificate with its unencrypted PKCS#8 key (they go
+ *       together). Any of them turns TLS on; the driver's {@code tls=false} with one is refused. The driver's own
+ *       {@code tls=true} (or {@code mongodb+srv://}) without them uses the JVM's trust store. The Java driver reads
+ *       no {@code tlsCAFile} or {@code tlsCertificateKeyFile}; given, they are refused with the setting to use.</li>
  * </ul>
  */
 public final class MongoSettings {
@@ -47,7 +56,10 @@ public final class MongoSettings {
             "connectTimeout",
             "writeConcern",
             "readConcern",
-            "changeStreams");
+            "changeStreams",
+            "tlsCa",
+            "tlsCert",
+            "tlsKey");
 
     static final String BACKEND = "MongoDB";
     static final Duration MIN_TIMEOUT = Duration.ofMillis(1);
@@ -89,6 +101,9 @@ public final class MongoSettings {
     private final WriteConcernLevel writeConcern;
     private final ReadConcernLevel readConcern;
     private final ChangeStreamMode changeStreams;
+    private final @Nullable Path tlsCa;
+    private final @Nullable Path tlsCert;
+    private final @Nullable Path tlsKey;
 
     private MongoSettings(Builder b) {
         this.database = b.database;
@@ -99,6 +114,9 @@ public final class MongoSettings {
         this.writeConcern = b.writeConcern;
         this.readConcern = b.readConcern;
         this.changeStreams = b.changeStreams;
+        this.tlsCa = b.tlsCa;
+        this.tlsCert = b.tlsCert;
+        this.tlsKey = b.tlsKey;
     }
 
     /**
@@ -134,6 +152,9 @@ public final class MongoSettings {
         b.writeConcern = writeConcern;
         b.readConcern = readConcern;
         b.changeStreams = changeStreams;
+        b.tlsCa = tlsCa;
+        b.tlsCert = tlsCert;
+        b.tlsKey = tlsKey;
         return b;
     }
 
@@ -157,6 +178,9 @@ public final class MongoSettings {
         b.writeConcern(s.choice("writeConcern", WriteConcernLevel.class, WriteConcernLevel.MAJORITY));
         b.readConcern(s.choice("readConcern", ReadConcernLevel.class, ReadConcernLevel.MAJORITY));
         b.changeStreams(s.choice("changeStreams", ChangeStreamMode.class, ChangeStreamMode.AUTO));
+        s.text("tlsCa").ifPresent(f -> b.tlsCa(Path.of(f)));
+        s.text("tlsCert").ifPresent(f -> b.tlsCert(Path.of(f)));
+        s.text("tlsKey").ifPresent(f -> b.tlsKey(Path.of(f)));
         return b.build();
     }
 
@@ -232,13 +256,46 @@ public final class MongoSettings {
         return changeStreams;
     }
 
+    /**
+     * The CAs to trust (PEM), if set; then TLS is on.
+     *
+     * @return the file, or empty for the JVM's trust store
+     */
+    public Optional<Path> tlsCa() {
+        return Optional.ofNullable(tlsCa);
+    }
+
+    /**
+     * The client certificate (PEM, may hold its chain), if set; then {@link #tlsKey()} is set too.
+     *
+     * @return the file, or empty
+     */
+    public Optional<Path> tlsCert() {
+        return Optional.ofNullable(tlsCert);
+    }
+
+    /**
+     * The client certificate's unencrypted PKCS#8 PEM key, if set.
+     *
+     * @return the file, or empty
+     */
+    public Optional<Path> tlsKey() {
+        return Optional.ofNullable(tlsKey);
+    }
+
+    /** Whether a PEM file was given, which turns TLS on. */
+    boolean anyTlsFile() {
+        return tlsCa != null || tlsCert != null;
+    }
+
     @Override
     public String toString() {
         return "MongoSettings[database=" + database + ", collection=" + collection + ", namespace='" + namespace
                 + "', timeout=" + DurationText.format(timeout) + ", connectTimeout="
                 + DurationText.format(connectTimeout) + ", writeConcern=" + writeConcern.name().toLowerCase(Locale.ROOT)
                 + ", readConcern=" + readConcern.name().toLowerCase(Locale.ROOT) + ", changeStreams="
-                + changeStreams.name().toLowerCase(Locale.ROOT) + "]";
+                + changeStreams.name().toLowerCase(Locale.ROOT) + (tlsCa == null ? "" : ", tlsCa=" + tlsCa)
+                + (tlsCert == null ? "" : ", tlsCert=" + tlsCert + ", tlsKey=" + tlsKey) + "]";
     }
 
     @Override
@@ -251,13 +308,26 @@ public final class MongoSettings {
                 && connectTimeout.equals(m.connectTimeout)
                 && writeConcern == m.writeConcern
                 && readConcern == m.readConcern
-                && changeStreams == m.changeStreams;
+                && changeStreams == m.changeStreams
+                && Objects.equals(tlsCa, m.tlsCa)
+                && Objects.equals(tlsCert, m.tlsCert)
+                && Objects.equals(tlsKey, m.tlsKey);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(
-                database, collection, namespace, timeout, connectTimeout, writeConcern, readConcern, changeStreams);
+                database,
+                collection,
+                namespace,
+                timeout,
+                connectTimeout,
+                writeConcern,
+                readConcern,
+                changeStreams,
+                tlsCa,
+                tlsCert,
+                tlsKey);
     }
 
     /** Builder; every setter checks its argument. Not thread-safe. */
@@ -270,6 +340,9 @@ public final class MongoSettings {
         private WriteConcernLevel writeConcern = WriteConcernLevel.MAJORITY;
         private ReadConcernLevel readConcern = ReadConcernLevel.MAJORITY;
         private ChangeStreamMode changeStreams = ChangeStreamMode.AUTO;
+        private @Nullable Path tlsCa;
+        private @Nullable Path tlsCert;
+        private @Nullable Path tlsKey;
 
         private Builder() {}
 
@@ -368,11 +441,48 @@ public final class MongoSettings {
         }
 
         /**
+         * A PEM file of the CAs to trust instead of the JVM's trust store; turns TLS on. Read and checked when the
+         * backend is created.
+         *
+         * @param caPem the file
+         * @return this builder
+         */
+        public Builder tlsCa(Path caPem) {
+            this.tlsCa = PemTls.requirePath(caPem, "tlsCa");
+            return this;
+        }
+
+        /**
+         * A client certificate (PEM, may hold its chain) for servers that ask for one; needs {@link #tlsKey};
+         * turns TLS on.
+         *
+         * @param certificatePem the file
+         * @return this builder
+         */
+        public Builder tlsCert(Path certificatePem) {
+            this.tlsCert = PemTls.requirePath(certificatePem, "tlsCert");
+            return this;
+        }
+
+        /**
+         * The unencrypted PKCS#8 PEM key ({@code -----BEGIN PRIVATE KEY-----}) of {@link #tlsCert}.
+         *
+         * @param keyPem the file
+         * @return this builder
+         */
+        public Builder tlsKey(Path keyPem) {
+            this.tlsKey = PemTls.requirePath(keyPem, "tlsKey");
+            return this;
+        }
+
+        /**
          * The settings.
          *
          * @return the settings
+         * @throws IllegalArgumentException when only one of tlsCert and tlsKey is given
          */
         public MongoSettings build() {
+            PemTls.checkSettings(null, tlsCa, tlsCert, tlsKey);
             return new MongoSettings(this);
         }
 

@@ -2,6 +2,7 @@ package io.latchkey.mongodb;
 
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.latchkey.servers.TestCertificates;
 import io.latchkey.tck.faults.FaultProxy;
 import java.net.InetSocketAddress;
 
@@ -24,11 +25,27 @@ final class EmbeddedMongo implements AutoCloseable {
      *     standalone server, so a backend uses change streams only with {@code changeStreams=on}
      */
     EmbeddedMongo(boolean oplog) {
+        this(oplog, null);
+    }
+
+    /**
+     * A server that speaks TLS only, with the test CA's server certificate (it names 127.0.0.1 and localhost).
+     *
+     * @param tls the certificates
+     */
+    EmbeddedMongo(TestCertificates tls) {
+        this(false, tls);
+    }
+
+    private EmbeddedMongo(boolean oplog, TestCertificates tls) {
         MemoryBackend backend = new MemoryBackend();
         if (oplog) {
             backend.enableOplog();
         }
         server = new MongoServer(backend);
+        if (tls != null) {
+            server.enableSsl(tls.serverPrivateKey(), null, tls.serverCertificateChain());
+        }
         address = server.bind(); // a free port on loopback
         front = FaultProxy.to("127.0.0.1", address.getPort());
     }

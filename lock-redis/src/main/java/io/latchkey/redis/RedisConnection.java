@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.spi.PemTls;
 import io.latchkey.spi.BackendUri;
 import io.latchkey.spi.DaemonThreads;
 import java.time.Duration;
@@ -110,10 +111,10 @@ final class RedisConnection implements AutoCloseable {
         boolean tls = p.tls() || s.tls();
         // one factory for every node and connection; reads and checks the PEM files now, not at the first handshake
         SSLSocketFactory tlsFactory = tls
-                ? RedisTls.socketFactory(
+                ? PemTls.context(
                         s.tlsCa().orElse(null),
                         s.tlsCert().orElse(null),
-                        s.tlsKey().orElse(null))
+                        s.tlsKey().orElse(null)).getSocketFactory()
                 : null;
         String description = tls && p.topology() != RedisTarget.Topology.SINGLE ? b + " (TLS)" : b.toString();
         Duration timeout = s.timeoutOr(redlock ? RedisSettings.REDLOCK_TIMEOUT : RedisSettings.SINGLE_NODE_TIMEOUT);
@@ -131,7 +132,7 @@ final class RedisConnection implements AutoCloseable {
                     .clientName(s.clientName())
                     .ssl(tls);
             if (tls) {
-                cc.sslSocketFactory(tlsFactory).sslParameters(RedisTls.parameters());
+                cc.sslSocketFactory(tlsFactory).sslParameters(PemTls.hostVerifyingParameters());
             }
             b.user().ifPresent(cc::user);
             b.password().ifPresent(cc::password);

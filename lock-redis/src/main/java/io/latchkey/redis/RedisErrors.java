@@ -187,7 +187,7 @@ final class RedisErrors {
     }
 
     /** {@code text} with the hint for {@code privilege} (once), or unchanged when that is null. */
-    private static String withPrivilege(String text, String privilege) {
+    static String withPrivilege(String text, String privilege) {
         if (privilege == null || text.contains(HINT)) {
             return text;
         }

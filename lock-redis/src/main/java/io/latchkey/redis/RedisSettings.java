@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.spi.PemTls;
 import io.latchkey.spi.DurationText;
 import io.latchkey.spi.Namespaces;
 import io.latchkey.spi.Settings;
@@ -451,7 +452,7 @@ public final class RedisSettings {
          * @return this builder
          */
         public Builder tlsCa(Path caPem) {
-            this.tlsCa = checkPath(caPem, "tlsCa");
+            this.tlsCa = PemTls.requirePath(caPem, "tlsCa");
             return this;
         }
 
@@ -462,7 +463,7 @@ public final class RedisSettings {
          * @return this builder
          */
         public Builder tlsCert(Path certificatePem) {
-            this.tlsCert = checkPath(certificatePem, "tlsCert");
+            this.tlsCert = PemTls.requirePath(certificatePem, "tlsCert");
             return this;
         }
 
@@ -473,7 +474,7 @@ public final class RedisSettings {
          * @return this builder
          */
         public Builder tlsKey(Path keyPem) {
-            this.tlsKey = checkPath(keyPem, "tlsKey");
+            this.tlsKey = PemTls.requirePath(keyPem, "tlsKey");
             return this;
         }
 
@@ -496,24 +497,8 @@ public final class RedisSettings {
          *         with a TLS file
          */
         public RedisSettings build() {
-            if ((tlsCert == null) != (tlsKey == null)) {
-                throw new IllegalArgumentException(
-                        "tlsCert and tlsKey (client certificate and its unencrypted PKCS#8 key) "
-                                + "go together; give both or neither (given: "
-                                + (tlsCert != null ? "tlsCert" : "tlsKey") + ")");
-            }
-            if (Boolean.FALSE.equals(tls) && (tlsCa != null || tlsCert != null)) {
-                throw new IllegalArgumentException("tls=false contradicts " + (tlsCa != null ? "tlsCa" : "tlsCert")
-                        + ", which only make sense over TLS; drop tls=false (a TLS file implies TLS)");
-            }
+            PemTls.checkSettings(tls, tlsCa, tlsCert, tlsKey);
             return new RedisSettings(this);
-        }
-
-        private static Path checkPath(Path path, String what) {
-            if (path == null || path.toString().isEmpty()) {
-                throw new IllegalArgumentException(what + " must be the path of a PEM file, was " + path);
-            }
-            return path;
         }
 
         private static Duration checkTimeout(Duration d, String what) {

@@ -55,7 +55,7 @@ final class RedisSettingsReader {
         return b.build();
     }
 
-    /** A PEM file setting (blank is rejected by the builder); RedisTls reads and checks the file later. */
+    /** A PEM file setting (blank is rejected by the builder); PemTls reads and checks the file later. */
     private static Optional<Path> pemFile(Settings s, String key) {
         if (!s.has(key)) {
             return Optional.empty();

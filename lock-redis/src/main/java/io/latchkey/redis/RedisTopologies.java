@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.spi.PemTls;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.spi.BackendUri;
 import io.latchkey.spi.DaemonThreads;
@@ -125,7 +126,7 @@ final class RedisTopologies {
                 .socketTimeoutMillis(Math.toIntExact(timeout.toMillis()))
                 .ssl(tls);
         if (tls) {
-            cc.sslSocketFactory(tlsFactory).sslParameters(RedisTls.parameters());
+            cc.sslSocketFactory(tlsFactory).sslParameters(PemTls.hostVerifyingParameters());
         }
         if (p.sentinelUser() != null) {
             cc.user(p.sentinelUser());
@@ -164,6 +165,15 @@ final class RedisTopologies {
 
     private static BackendUnavailableException unavailable(
             String target, Set<String> secrets, Duration connectTimeout, boolean tls, RuntimeException e) {
+        String privilege = RedisErrors.missingPrivilege(e);
+        if (privilege != null) { // NOPERM is a JedisAccessControlException too, but the credentials were right
+            String refusal = RedisErrors.scrub(RedisFailures.reason(e, RedisFailures.Kind.AUTHENTICATION), secrets);
+            return new BackendUnavailableException(
+                    "Could not connect to " + target + ": " + RedisErrors.withPrivilege(refusal, privilege),
+                    null,
+                    target,
+                    e);
+        }
         RedisFailures.Kind kind = RedisFailures.kind(e);
         // the server's own words where the kind is known (the cluster client keeps them as suppressed exceptions)
         String known = kind == RedisFailures.Kind.OTHER ? null : RedisFailures.reason(e, kind);

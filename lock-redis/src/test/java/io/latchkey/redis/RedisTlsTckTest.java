@@ -1,5 +1,6 @@
 package io.latchkey.redis;
 
+import io.latchkey.spi.PemTls;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.redis.fixtures.RedisServers;
@@ -79,8 +80,8 @@ class RedisTlsTckTest extends LockBackendTck {
                 new HostAndPort(server.endpoint().host(), server.endpoint().port()),
                 DefaultJedisClientConfig.builder()
                         .ssl(true)
-                        .sslSocketFactory(RedisTls.socketFactory(certs.caCertificate(), null, null))
-                        .sslParameters(RedisTls.parameters())
+                        .sslSocketFactory(PemTls.context(certs.caCertificate(), null, null).getSocketFactory())
+                        .sslParameters(PemTls.hostVerifyingParameters())
                         .build())) {
             return admin.aclLog().stream()
                     .filter(e -> !e.getObject().equalsIgnoreCase("client|setinfo"))
@@ -116,9 +117,7 @@ class RedisTlsTckTest extends LockBackendTck {
     @Override
     protected io.latchkey.tck.TckSettings settings() {
         return io.latchkey.tck.TckSettings.defaults().toBuilder()
-                .recipeRules(false)
-                .faultRules(false)
-                .primitiveRules(false)
+                .coreRulesOnly()
                 .build();
     }
 

@@ -26,9 +26,7 @@ class Redlock5TckTest extends RedlockTckBase {
     @Override
     protected io.latchkey.tck.TckSettings settings() {
         return io.latchkey.tck.TckSettings.defaults().toBuilder()
-                .recipeRules(false)
-                .faultRules(false)
-                .primitiveRules(false)
+                .coreRulesOnly()
                 .build();
     }
 

@@ -52,9 +52,7 @@ class RedlockTls3TckTest extends RedlockTckBase {
     protected TckSettings settings() {
         return TckSettings.defaults().toBuilder()
                 .shortLease(Duration.ofSeconds(2))
-                .recipeRules(false)
-                .faultRules(false)
-                .primitiveRules(false) // they run on Redlock3TckTest: TLS changes the transport only
+                .coreRulesOnly() // they run on Redlock3TckTest: TLS changes the transport only
                 .build();
     }
 

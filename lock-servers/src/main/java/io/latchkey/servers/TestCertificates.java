@@ -1,5 +1,6 @@
 package io.latchkey.servers;
 
+import io.latchkey.spi.PemTls;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -8,18 +9,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
-import java.security.KeyStore;
 import java.security.PrivateKey;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * A throw-away certificate authority with one server and one client certificate, for starting TLS servers
@@ -39,7 +38,6 @@ public final class TestCertificates implements AutoCloseable {
     /** Common name in the client certificate (etcd maps it to a user when client-cert auth is on). */
     public static final String CLIENT_COMMON_NAME = "latchkey-client";
 
-    private static final char[] KEYSTORE_PASSWORD = "latchkey-test".toCharArray();
     private static final long OPENSSL_TIMEOUT_SECONDS = 60;
 
     private final Path directory;
@@ -200,30 +198,37 @@ public final class TestCertificates implements AutoCloseable {
      * @return a new context
      */
     public SSLContext sslContext(boolean withClientCertificate) {
+        return PemTls.context(
+                caCertificate(),
+                withClientCertificate ? clientCertificate() : null,
+                withClientCertificate ? clientKey() : null);
+    }
+
+    /**
+     * The server's private key, for a server configured in-process (mongo-java-server's {@code enableSsl}).
+     *
+     * @return the key
+     */
+    public PrivateKey serverPrivateKey() {
         try {
-            KeyStore trust = KeyStore.getInstance("PKCS12");
-            trust.load(null, null);
-            trust.setCertificateEntry(
-                    "latchkey-test-ca", readCertificates(caCertificate()).get(0));
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(trust);
-            KeyManagerFactory kmf = null;
-            if (withClientCertificate) {
-                KeyStore keys = KeyStore.getInstance("PKCS12");
-                keys.load(null, null);
-                keys.setKeyEntry(
-                        "client",
-                        readPrivateKey(clientKey()),
-                        KEYSTORE_PASSWORD,
-                        readCertificates(clientCertificate()).toArray(Certificate[]::new));
-                kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-                kmf.init(keys, KEYSTORE_PASSWORD);
-            }
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
-            return context;
+            return readPrivateKey(serverKey());
         } catch (GeneralSecurityException | IOException e) {
-            throw new IllegalStateException("cannot build a TLS context from " + directory, e);
+            throw new IllegalStateException("cannot read " + serverKey(), e);
+        }
+    }
+
+    /**
+     * The server certificate followed by the CA's, for a server configured in-process.
+     *
+     * @return the chain
+     */
+    public X509Certificate[] serverCertificateChain() {
+        try {
+            List<Certificate> chain = readCertificates(serverCertificate());
+            chain.addAll(readCertificates(caCertificate()));
+            return chain.toArray(X509Certificate[]::new);
+        } catch (GeneralSecurityException | IOException e) {
+            throw new IllegalStateException("cannot read " + serverCertificate(), e);
         }
     }
 

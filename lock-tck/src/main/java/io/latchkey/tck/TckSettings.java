@@ -375,6 +375,17 @@ public final class TckSettings {
         }
 
         /**
+         * The core groups only: recipe, fault and primitive groups off. For a second run of a backend whose
+         * transport or identity differs (TLS, a least-privileged role, another driver) while the whole TCK runs on
+         * its main configuration.
+         *
+         * @return this builder
+         */
+        public Builder coreRulesOnly() {
+            return recipeRules(false).faultRules(false).primitiveRules(false);
+        }
+
+        /**
          * The settings as set.
          *
          * @return the settings

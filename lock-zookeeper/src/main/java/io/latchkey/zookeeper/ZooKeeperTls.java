@@ -1,13 +1,10 @@
 package io.latchkey.zookeeper;
 
+import io.latchkey.spi.PemTls;
 import io.latchkey.spi.StoreErrors;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
 import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.common.ClientX509Util;
 import org.apache.zookeeper.common.X509Exception;
@@ -50,49 +47,13 @@ final class ZooKeeperTls {
      * @return null if it succeeded, else the problem in one line, naming the server
      */
     static String handshakeProblem(InetSocketAddress address, ZKClientConfig config, Duration timeout) {
-        String host = address.getHostString();
-        int port = address.getPort();
-        String server = host + ":" + port;
         SSLContext context;
         try (ClientX509Util x509 = new ClientX509Util()) {
             context = x509.createSSLContext(config);
         } catch (X509Exception.SSLContextException e) {
-            return "cannot set up TLS for " + server + ": " + deepest(e);
+            return "cannot set up TLS for " + address.getHostString() + ":" + address.getPort() + ": "
+                    + StoreErrors.oneLine(String.valueOf(e.getMessage()));
         }
-        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket()) {
-            socket.connect(new InetSocketAddress(host, port), millis);
-            socket.setSoTimeout(millis);
-            SSLParameters p = socket.getSSLParameters();
-            p.setEndpointIdentificationAlgorithm("HTTPS"); // the certificate must name the host we dialled
-            socket.setSSLParameters(p);
-            socket.startHandshake();
-            return null;
-        } catch (SSLException e) {
-            return "TLS handshake with " + server + " failed: " + what(e) + " (" + deepest(e) + ")";
-        } catch (IOException e) {
-            return "TLS handshake with " + server + " failed: " + deepest(e)
-                    + " (is this the server's secure client port?)";
-        }
-    }
-
-    /** The TLS problem in the SPI's words, with the setting to check. */
-    private static String what(Throwable e) {
-        String problem = StoreErrors.tlsProblem(e);
-        if (problem == null) {
-            return "the handshake failed";
-        }
-        return problem.equals("the server's certificate is not trusted")
-                ? problem + " (no CA in tlsCa, or in the JVM's trust store without it, signed it)"
-                : problem;
-    }
-
-    private static String deepest(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        String msg = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-        return msg.replaceAll("\\s+", " ").trim();
+        return PemTls.handshakeProblem(address, context, timeout);
     }
 }

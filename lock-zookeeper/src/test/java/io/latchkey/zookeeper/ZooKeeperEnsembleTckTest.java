@@ -24,9 +24,7 @@ class ZooKeeperEnsembleTckTest extends ZooKeeperTckBase {
     /** The recipe groups run on ZooKeeperTckTest: an ensemble changes the server side, not what recipes use. */
     @Override
     protected io.latchkey.tck.TckSettings settings() {
-        return super.settings().toBuilder().recipeRules(false)
-                .faultRules(false)
-                .primitiveRules(false).build();
+        return super.settings().toBuilder().coreRulesOnly().build();
     }
 
     @Override

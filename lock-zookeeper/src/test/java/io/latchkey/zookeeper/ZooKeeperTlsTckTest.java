@@ -74,9 +74,7 @@ class ZooKeeperTlsTckTest extends LockBackendTck {
         // the lease end while its second client was still connecting (CI rehearsal, 1 run in 4)
         return TckSettings.defaults().toBuilder()
                 .shortLease(Duration.ofSeconds(5))
-                .recipeRules(false)
-                .faultRules(false)
-                .primitiveRules(false)
+                .coreRulesOnly()
                 .build();
     }
 
