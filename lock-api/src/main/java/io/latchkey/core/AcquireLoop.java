@@ -155,8 +155,11 @@ final class AcquireLoop {
             throw e;
         } finally {
             if (!granted) {
-                if (unseenRequest != null) {
-                    c.abandonInBackground(unseenRequest); // ends a grant whose reply never came, then withdraws
+                if (unseenRequest != null && failure instanceof InterruptedException) {
+                    // the interrupt may have cost the reply (a driver that drops it): end what the store may hold.
+                    // Not on a timeout or an outage: the lease ends such a grant, and asking again would take the
+                    // lock from a store that is still answering others (Redlock's survivors answer busy then)
+                    c.abandonInBackground(unseenRequest); // then withdraws
                 } else if (lastBusyRequest != null) {
                     c.withdrawQuietly(lastBusyRequest);
                 }

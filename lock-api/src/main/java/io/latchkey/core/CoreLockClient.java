@@ -332,9 +332,9 @@ public final class CoreLockClient implements LockClient {
     }
 
     /**
-     * Ends what the store may have granted to an acquisition that gave up while one of its requests had no answer
-     * (the reply was lost to an I/O failure, or the driver dropped it because the thread was interrupted, as
-     * MongoDB's does after the write was applied): asked again with the same owner, the store returns such a grant
+     * Ends what the store may have granted to an acquisition that was interrupted (or cancelled) while one of its
+     * requests had no answer (the driver dropped the reply because the thread was interrupted, as MongoDB's does
+     * after the write was applied): asked again with the same owner, the store returns such a grant
      * (the SPI's same-owner retry), which is released; a free name is granted and given back at once, a held one
      * answers busy. Then the waiter is withdrawn. It runs on a worker, so an interrupted or cancelled caller never
      * waits for it; while the client closes, the store's lease ends the grant instead.
