@@ -31,6 +31,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +54,8 @@ public final class CoreLockClient implements LockClient {
     final LocalGates gates = new LocalGates();
     final OwnerIds owners;
     final CoreExecutors executors;
+    /** Batches the background renewals of exclusive grants, when the backend renews many in one call; else null. */
+    final @Nullable RenewalBatcher renewals;
     final ConcurrentHashMap<String, HeldLock> active = new ConcurrentHashMap<>();
     /** Losses reported for grants not registered yet, by name and owner; dropped after EARLY_LOSS_TTL. */
     private final ConcurrentHashMap<String, EarlyLoss> earlyLosses = new ConcurrentHashMap<>();
@@ -80,7 +83,13 @@ public final class CoreLockClient implements LockClient {
         Set<Capability> caps = backend.capabilities();
         this.capabilities = caps.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(caps));
         this.owners = new OwnerIds(ownerLabel);
+        int batch = backend.renewalBatchSize();
+        if (batch < 1) {
+            throw new IllegalArgumentException(
+                    description + " gives a renewal batch size of " + batch + "; it must be at least 1");
+        }
         this.executors = new CoreExecutors();
+        this.renewals = batch > 1 ? new RenewalBatcher(backend, executors.scheduler, executors.workers, time, batch) : null;
         backend.bind(new LossSink());
     }
 

@@ -3,6 +3,7 @@ package io.latchkey.core;
 import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
 import io.latchkey.spi.Deadlines;
+import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.Redaction;
 import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.StoreErrors;
@@ -128,6 +129,36 @@ final class Watchdog {
 
     private void renewOnce() {
         long start = time.nanoTime();
+        Duration lease = backgroundLease(start);
+        if (lease == null) {
+            return;
+        }
+        RenewResult result;
+        try {
+            result = client.backend.renew(held.grant, lease);
+        } catch (RuntimeException e) { // an outage: retried until validity runs out (Errors end the grant at once)
+            backgroundRenewalFailed(e);
+            return;
+        }
+        backgroundRenewed(result, start, lease);
+    }
+
+    // ------------------------------------------------ the steps of a background renewal (RenewalBatcher's too)
+
+    /** The grant a background renewal renews. */
+    io.latchkey.spi.Grant grant() {
+        return held.grant;
+    }
+
+    /**
+     * The lease a background renewal starting at {@code start} asks for; null when the grant has ended or max hold
+     * leaves none, and then the renewal is over (for max hold, the loss timer reports EXPIRED).
+     */
+    @Nullable Duration backgroundLease(long start) {
+        if (!held.isActive()) { // released or lost while its renewal waited: nothing to renew
+            backgroundRenewalDropped();
+            return null;
+        }
         Duration lease = capByMaxHold(options.lease(), start);
         if (lease == null) {
             held.stateLock.lock();
@@ -138,30 +169,42 @@ final class Watchdog {
             } finally {
                 held.stateLock.unlock();
             }
-            return;
         }
-        RenewResult result;
+        return lease;
+    }
+
+    /** The store could not be asked: retried until validity runs out. */
+    void backgroundRenewalFailed(RuntimeException e) {
+        log.debug(
+                "Renewal of lock '{}' on {} failed; retrying until its validity runs out",
+                held.name(),
+                client.backend(),
+                e);
+        held.stateLock.lock();
         try {
-            result = client.backend.renew(held.grant, lease);
-        } catch (RuntimeException e) { // an outage: retried until validity runs out (Errors end the grant at once)
-            log.debug(
-                    "Renewal of lock '{}' on {} failed; retrying until its validity runs out",
-                    held.name(),
-                    client.backend(),
-                    e);
-            held.stateLock.lock();
-            try {
-                renewalInFlight = false;
-                lastRenewalFailure = e;
-                nextRenewNanos = Deadlines.saturatedAdd(time.nanoTime(), retryIntervalNanos());
-                reschedule();
-            } finally {
-                held.stateLock.unlock();
-            }
-            client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
-            return;
+            renewalInFlight = false;
+            lastRenewalFailure = e;
+            nextRenewNanos = Deadlines.saturatedAdd(time.nanoTime(), retryIntervalNanos());
+            reschedule();
+        } finally {
+            held.stateLock.unlock();
         }
+        client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
+    }
+
+    /** The store answered the renewal that started at {@code start} and asked for {@code lease}. */
+    void backgroundRenewed(RenewResult result, long start, Duration lease) {
         applyRenewal(result, start, lease, true, isCut(lease, options.lease()));
+    }
+
+    /** The renewal was never sent: the grant ended meanwhile, or the client is closing and ends it itself. */
+    void backgroundRenewalDropped() {
+        held.stateLock.lock();
+        try {
+            renewalInFlight = false;
+        } finally {
+            held.stateLock.unlock();
+        }
     }
 
     private boolean applyRenewal(
@@ -319,7 +362,11 @@ final class Watchdog {
                 if (options.autoRenew() && !renewalInFlight && now - nextRenewNanos >= 0 && maxHoldEndNanos - now > 0) {
                     renewalInFlight = true;
                     try {
-                        client.executors.workers.execute(this::renewInBackground);
+                        if (client.renewals != null && held.grant.kind().type() == GrantKind.Type.EXCLUSIVE) {
+                            client.renewals.submit(this); // with the others due now, in one round trip
+                        } else {
+                            client.executors.workers.execute(this::renewInBackground);
+                        }
                     } catch (RejectedExecutionException closing) {
                         renewalInFlight = false;
                         return;
@@ -386,7 +433,7 @@ final class Watchdog {
     }
 
     /** A failure inside the watchdog: the grant cannot be kept or timed any more, so it ends now, with the cause. */
-    private void markLostAtOnce(String where, Throwable failure) {
+    void markLostAtOnce(String where, Throwable failure) {
         if (held.markLost(
                 LockLoss.Reason.RENEWAL_FAILED,
                 where + " failed with " + describe(failure)

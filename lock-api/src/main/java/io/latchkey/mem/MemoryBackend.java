@@ -135,6 +135,24 @@ public final class MemoryBackend implements LockBackend {
         };
     }
 
+    /**
+     * 64: the store is memory, so a batch saves nothing, but the core's batched renewal path (RenewalBatcher) is then
+     * the one every in-memory test and the TCK's reference run exercise.
+     */
+    @Override
+    public int renewalBatchSize() {
+        return 64;
+    }
+
+    @Override
+    public java.util.List<RenewResult> renewAll(java.util.List<Grant> grants, java.util.List<Duration> leases) {
+        java.util.List<RenewResult> out = new java.util.ArrayList<>(grants.size());
+        for (int i = 0; i < grants.size(); i++) {
+            out.add(store.renew(grants.get(i), leases.get(i)));
+        }
+        return out;
+    }
+
     @Override
     public boolean release(Grant grant) {
         return switch (grant.kind().type()) {

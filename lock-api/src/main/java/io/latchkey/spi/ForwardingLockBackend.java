@@ -101,6 +101,9 @@ public abstract class ForwardingLockBackend implements LockBackend {
         return delegate.renew(grant, lease);
     }
 
+    // renewalBatchSize and renewAll are not forwarded: a subclass that changes renew would be bypassed by the
+    // delegate's batches. One that wants them (and changes renew in both or neither) overrides both.
+
     @Override
     public boolean release(Grant grant) {
         return delegate.release(grant);

@@ -224,6 +224,38 @@ public interface LockBackend extends AutoCloseable {
     RenewResult renew(Grant grant, Duration lease);
 
     /**
+     * How many exclusive grants {@link #renewAll} renews in one round trip. 1 (the default): the store has no batch,
+     * and the core renews each grant on its own with {@link #renew}. A backend that returns more receives the
+     * background renewals of its exclusive grants that fall due together (at most this many per call), so that a
+     * client holding thousands of locks costs the store a few round trips per renewal interval, not one per lock.
+     *
+     * @return the largest batch, at least 1
+     */
+    default int renewalBatchSize() {
+        return 1;
+    }
+
+    /**
+     * Renews several exclusive grants ({@link GrantKind.Type#EXCLUSIVE}) in as few round trips as the store allows:
+     * for each grant, what {@link #renew} would answer, each validity counted from before the batch's request. Called
+     * only by a core that read a {@link #renewalBatchSize()} above 1, with at most that many grants.
+     *
+     * @param grants the grants, of distinct owners
+     * @param leases the lease to ask for each grant, in the same order
+     * @return one result per grant, in the same order
+     * @throws RuntimeException when the store could not be asked ({@link io.latchkey.BackendUnavailableException}):
+     *         then no grant of the batch is known to be renewed, and the core retries each as after a failed
+     *         {@link #renew}
+     */
+    default List<RenewResult> renewAll(List<Grant> grants, List<Duration> leases) {
+        List<RenewResult> out = new java.util.ArrayList<>(grants.size());
+        for (int i = 0; i < grants.size(); i++) {
+            out.add(renew(grants.get(i), leases.get(i)));
+        }
+        return out;
+    }
+
+    /**
      * Removes this grant if the store still holds it; true if it did.
      *
      * @param grant the grant to release

@@ -26,6 +26,7 @@ final class RedisErrors {
             RedisScripts.ACQUIRE,
             RedisScripts.RAISE_FENCE,
             RedisScripts.RENEW,
+            RedisScripts.RENEW_MANY,
             RedisScripts.RELEASE,
             RedisScripts.FORCE_RELEASE,
             RedisScripts.INSPECT,

@@ -88,7 +88,12 @@ public final class RedisLockBackend implements LockBackend {
 
     private final RedisConnection connection;
     private final RedisGrants grants;
+    /** How many exclusive grants one RENEW_MANY call renews at most. */
+    static final int RENEWAL_BATCH = 128;
+
     private final RedisRenewal renewal;
+    /** RENEW_MANY's batch where every node keeps all of its names' keys on one server, else 1. */
+    private final int renewalBatchSize;
     private final RedisWaiting waiting;
     private final RedisInspection inspection;
     private final RedisSemaphores semaphores;
@@ -100,6 +105,8 @@ public final class RedisLockBackend implements LockBackend {
         this.waiting = new RedisWaiting(connection, keys);
         this.grants = new RedisGrants(connection, keys, waiting, settings.clockDrift());
         this.renewal = new RedisRenewal(connection, keys, grants);
+        this.renewalBatchSize =
+                connection.nodes().stream().allMatch(RedisNode::oneServerForAllKeys) ? RENEWAL_BATCH : 1;
         this.inspection = new RedisInspection(connection, keys);
         this.semaphores = new RedisSemaphores(connection, keys, grants, waiting);
         this.readWrite = new RedisReadWrite(connection, keys, grants, renewal, waiting);
@@ -335,6 +342,21 @@ public final class RedisLockBackend implements LockBackend {
             case READ, WRITE -> readWrite.renew(grant, lease);
             case EXCLUSIVE -> renewal.renew(grant, lease);
         };
+    }
+
+    /**
+     * 128 where every name's keys live on one server per node (a single node, Redlock's nodes, Sentinel's master):
+     * the background renewals of that many locks go in one script call per node (RENEW_MANY). 1 on a cluster (and on
+     * an application's client that may be one), whose names lie in different slots.
+     */
+    @Override
+    public int renewalBatchSize() {
+        return renewalBatchSize;
+    }
+
+    @Override
+    public java.util.List<RenewResult> renewAll(java.util.List<Grant> batch, java.util.List<Duration> leases) {
+        return renewalBatchSize > 1 ? renewal.renewAll(batch, leases) : LockBackend.super.renewAll(batch, leases);
     }
 
     @Override

@@ -115,6 +115,15 @@ final class RedisNode implements AutoCloseable {
         return new RedisNode(address, null, () -> {}, client, closer, null, timeoutMillis);
     }
 
+    /**
+     * Whether every key reached through this node lives on one server, so that one script may take the keys of many
+     * names: a pool, or a Sentinel client (its master). A cluster client spreads names over masters by slot, and an
+     * application's client of another kind may too.
+     */
+    boolean oneServerForAllKeys() {
+        return unified == null || unified instanceof redis.clients.jedis.RedisSentinelClient;
+    }
+
     /** PING through this node's client: proves the server (the master, a cluster node) answers these credentials. */
     void ping() {
         if (unified != null) {

@@ -44,6 +44,86 @@ final class RedisRenewal {
     }
 
     /**
+     * RENEW_MANY on every node, one call each, until every grant is decided (a quorum renewed it, or so many refused
+     * that none can), each grant judged as {@link #renew(String, Duration, Function)} judges one. A batch that no
+     * quorum answered, or answered after a grant's validity, is an outage for the whole batch.
+     */
+    java.util.List<RenewResult> renewAll(java.util.List<Grant> batch, java.util.List<Duration> leases) {
+        int size = batch.size();
+        byte[][] params = new byte[5 * size][];
+        for (int i = 0; i < size; i++) {
+            Grant g = batch.get(i);
+            RedisKeys.NameKeys k = keys.of(g.name());
+            params[2 * i] = k.lock();
+            params[2 * i + 1] = k.fence();
+            params[2 * size + 3 * i] = utf8(g.owner());
+            params[2 * size + 3 * i + 1] = bytes(grants.storeTtlMillis(leases.get(i).toNanos()));
+            params[2 * size + 3 * i + 2] = bytes(g.fencingToken());
+        }
+        int n = connection.nodes().size();
+        int quorum = connection.quorum();
+        long start = System.nanoTime();
+        NodeRound.Replies<java.util.List<Long>> replies = connection.round(
+                connection.nodes(),
+                node -> answers(node.eval(RedisScripts.RENEW_MANY, 2 * size, params), size),
+                start + connection.timeoutNanos(),
+                r -> allDecided(r, size, n, quorum));
+        String what = size + " locks (" + batch.get(0).name() + (size > 1 ? ", ..." : "") + ")";
+        RedisErrors errors = connection.errors();
+        if (!allDecided(replies, size, n, quorum)) {
+            throw errors.unavailable(
+                    "renew", null, "renewing " + what + ": " + errors.summary(replies, quorum + " answers needed"),
+                    replies);
+        }
+        java.util.List<RenewResult> out = new java.util.ArrayList<>(size);
+        long now = System.nanoTime();
+        for (int i = 0; i < size; i++) {
+            int at = i;
+            long renewed = replies.count(v -> v.get(at) == 1);
+            if (renewed >= quorum) {
+                long validUntil = start + leases.get(i).toNanos();
+                if (now - validUntil >= 0) {
+                    throw errors.unavailable(
+                            "renew",
+                            null,
+                            "renewing " + what + ": the quorum renewed after " + NodeRound.millis(now - start)
+                                    + " ms, past the validity of the lease " + leases.get(i),
+                            null,
+                            null);
+                }
+                out.add(RenewResult.renewed(validUntil));
+            } else {
+                long gone = replies.count(v -> v.get(at) != 1);
+                boolean dataLost = replies.count(v -> v.get(at) == -1) == gone;
+                out.add(dataLost ? RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED) : RenewResult.notHeld());
+            }
+        }
+        return out;
+    }
+
+    /** A node's reply to RENEW_MANY: one number per grant. */
+    private static java.util.List<Long> answers(Object reply, int size) {
+        if (!(reply instanceof java.util.List<?> list) || list.size() != size) {
+            throw new IllegalStateException("renew-many answered " + reply + " for " + size + " grants");
+        }
+        java.util.List<Long> out = new java.util.ArrayList<>(size);
+        for (Object o : list) {
+            out.add(asLong(o));
+        }
+        return out;
+    }
+
+    private static boolean allDecided(NodeRound.Replies<java.util.List<Long>> r, int size, int n, int quorum) {
+        for (int i = 0; i < size; i++) {
+            int at = i;
+            if (r.count(v -> v.get(at) == 1) < quorum && r.count(v -> v.get(at) != 1) <= n - quorum) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * {@code renew} (1: renewed, 0: not held, -1: not held and the store lost its data) on every node, until a
      * quorum renewed or so many refused that none can.
      */

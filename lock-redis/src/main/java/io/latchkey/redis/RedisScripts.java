@@ -68,6 +68,28 @@ final class RedisScripts {
             """);
 
     /**
+     * RENEW for many grants in one call: KEYS lock and fence of each grant in turn; ARGV owner, lease ms and token of
+     * each in turn. Answers RENEW's 1, 0 or -1 for each grant, in order. Only where every key lives on one server (a
+     * single node, Sentinel's master, each Redlock node); never on a cluster, whose names lie in different slots.
+     */
+    static final LuaScript RENEW_MANY = new LuaScript("renew-many", """
+            local out = {}
+            for i = 1, #KEYS / 2 do
+              local lock, fence = KEYS[2 * i - 1], KEYS[2 * i]
+              local holder = redis.call('GET', lock)
+              if holder == ARGV[3 * i - 2] and redis.call('GET', fence) == ARGV[3 * i] then
+                redis.call('PEXPIRE', lock, ARGV[3 * i - 1])
+                out[i] = 1
+              elseif not holder and redis.call('EXISTS', fence) == 0 then
+                out[i] = -1
+              else
+                out[i] = 0
+              end
+            end
+            return out
+            """);
+
+    /**
      * Compare-and-delete, then wake one waiter if someone waits. KEYS: lock, wake, waiting, fence.
      * ARGV: owner, wake-list ttl ms, '1' to wake even if this node did not hold the grant (Redlock: a waiter
      * blocks on one node, which may not have been part of the holder's quorum), else '0', and the grant's token

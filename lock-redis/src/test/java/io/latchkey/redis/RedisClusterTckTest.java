@@ -43,6 +43,14 @@ class RedisClusterTckTest extends LockBackendTck {
         return RedisLockBackend.connect(cluster.uri());
     }
 
+    @Test
+    @DisplayName("a cluster renews each lock on its own: its names lie in different slots, so no script takes many")
+    void clusterDoesNotBatchRenewals() {
+        try (LockBackend b = newBackend()) {
+            assertThat(b.renewalBatchSize()).isEqualTo(1);
+        }
+    }
+
     @Override
     protected Optional<LockBackend> newBackendInNamespace(String namespace) {
         return Optional.of(

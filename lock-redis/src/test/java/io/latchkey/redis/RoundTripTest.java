@@ -45,16 +45,6 @@ class RoundTripTest {
         return new Jedis(s.endpoint().host(), s.endpoint().port());
     }
 
-    private static long evalshaCalls(RunningServer s) {
-        try (Jedis j = direct(s)) {
-            for (String line : j.info("commandstats").split("\r?\n")) {
-                if (line.startsWith("cmdstat_evalsha:")) {
-                    return Long.parseLong(line.replaceAll("^cmdstat_evalsha:calls=(\\d+),.*", "$1"));
-                }
-            }
-            return 0;
-        }
-    }
 
     private static void resetStats(RunningServer s) {
         try (Jedis j = direct(s)) {
@@ -88,7 +78,7 @@ class RoundTripTest {
             assertThat(proxy.commands())
                     .as("commands on the wire: %s", proxy.commandNames())
                     .isEqualTo(2L * CYCLES);
-            assertThat(evalshaCalls(server))
+            assertThat(RedisServers.evalshaCalls(server))
                     .as("EVALSHA calls seen by the server")
                     .isEqualTo(2L * CYCLES);
             // the check at connect opens its own connection and closes it, then opens the pool's first one
@@ -120,7 +110,7 @@ class RoundTripTest {
                     assertThat(proxies.get(i).commands())
                             .as("commands to node %d", i)
                             .isEqualTo(2L * CYCLES);
-                    assertThat(evalshaCalls(servers.get(i)))
+                    assertThat(RedisServers.evalshaCalls(servers.get(i)))
                             .as("EVALSHA calls on node %d", i)
                             .isEqualTo(2L * CYCLES);
                 }

@@ -92,6 +92,18 @@ final class CrashableBackend extends io.latchkey.spi.ForwardingLockBackend {
         return delegate().renew(grant, lease);
     }
 
+    /** The delegate's batches, so that the TCK exercises a backend's renewAll (checked for the crash as renew is). */
+    @Override
+    public int renewalBatchSize() {
+        return delegate().renewalBatchSize();
+    }
+
+    @Override
+    public List<RenewResult> renewAll(List<Grant> grants, List<Duration> leases) {
+        alive();
+        return delegate().renewAll(grants, leases);
+    }
+
     @Override
     public boolean release(Grant grant) {
         alive();

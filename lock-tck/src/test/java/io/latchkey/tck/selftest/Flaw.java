@@ -117,7 +117,12 @@ enum Flaw {
      * wall clock is an hour ahead holds for an hour, one an hour behind holds for nothing (the clock rules). Only the
      * child JVMs' RemoteStoreBackend has it; the test's own clients share the store's clock.
      */
-    EXPIRY_FROM_CLIENT_WALL_CLOCK;
+    EXPIRY_FROM_CLIENT_WALL_CLOCK,
+    /**
+     * The client renews in batches (renewalBatchSize 64) and its renewAll extends only the first grant of a batch,
+     * answering "renewed" for every one: the others expire in the store while their holders believe they hold them.
+     */
+    BATCH_RENEWS_ONLY_THE_FIRST;
 
     private final boolean waitsInTheStore;
 

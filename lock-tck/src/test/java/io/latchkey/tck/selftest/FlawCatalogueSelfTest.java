@@ -167,6 +167,11 @@ class FlawCatalogueSelfTest {
                         "map to the same lock",
                         AT_ONCE),
                 new Entry(
+                        Flaw.BATCH_RENEWS_ONLY_THE_FIRST,
+                        "lease_autoRenewalKeepsLockPastItsLease",
+                        "the store did not extend it",
+                        Duration.ofSeconds(4)), // the rule watches three leases of 1 s before it looks
+                new Entry(
                         Flaw.NAMESPACE_CONCATENATED,
                         "namespace_twoNamespacesNeverMeet",
                         "busy here: the namespaces share keys",

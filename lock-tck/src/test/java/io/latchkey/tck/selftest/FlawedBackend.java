@@ -74,6 +74,26 @@ final class FlawedBackend implements LockBackend {
     }
 
     @Override
+    public int renewalBatchSize() {
+        return store.flaw() == Flaw.BATCH_RENEWS_ONLY_THE_FIRST ? 64 : 1;
+    }
+
+    @Override
+    public List<RenewResult> renewAll(List<Grant> grants, List<Duration> leases) {
+        if (store.flaw() != Flaw.BATCH_RENEWS_ONLY_THE_FIRST) {
+            return LockBackend.super.renewAll(grants, leases);
+        }
+        long start = System.nanoTime();
+        List<RenewResult> out = new java.util.ArrayList<>();
+        for (int i = 0; i < grants.size(); i++) {
+            out.add(i == 0
+                    ? store.renew(grants.get(0), leases.get(0))
+                    : RenewResult.renewed(start + leases.get(i).toNanos())); // FLAW: never sent to the store
+        }
+        return out;
+    }
+
+    @Override
     public boolean release(Grant grant) {
         return store.release(grant);
     }

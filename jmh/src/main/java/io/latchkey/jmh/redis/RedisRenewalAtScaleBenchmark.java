@@ -1,0 +1,160 @@
+package io.latchkey.jmh.redis;
+
+import io.latchkey.Latchkey;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockOptions;
+import io.latchkey.redis.RedisLockBackend;
+import io.latchkey.redis.fixtures.RedisServers;
+import io.latchkey.spi.ForwardingLockBackend;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import redis.clients.jedis.Jedis;
+
+/**
+ * What holding many locks costs on one redis-server: a client holds {@code heldLocks} locks (lease 3 s, renewed
+ * every second) while the measured thread acquires and releases another lock; the score is that cycle's latency
+ * (SampleTime: p50, p99, p99.9). Each iteration also prints the renewal's cost per second: script calls the server
+ * received for renewals, CPU of the client's renewal and timer threads, and the server's CPU. {@code batched=false}
+ * is the same client behind a forwarding backend, which renews every lock on its own (LockBackend.renewAll not
+ * offered): the comparison in one run.
+ *
+ * <pre>java -jar jmh/target/benchmarks.jar 'jmh.redis.RedisRenewalAtScale'</pre>
+ */
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 1, time = 4)
+@Measurement(iterations = 3, time = 5)
+@Fork(1)
+@State(Scope.Benchmark)
+public class RedisRenewalAtScaleBenchmark {
+    private static final LockOptions HELD = LockOptions.builder()
+            .lease(Duration.ofSeconds(3))
+            .renewInterval(Duration.ofSeconds(1))
+            .build();
+
+    @Param({"1", "100", "1000", "10000"})
+    public int heldLocks;
+
+    @Param({"true", "false"})
+    public boolean batched;
+
+    RedisTargets targets;
+    LockClient client;
+    final List<LockHandle> held = new ArrayList<>();
+    final AtomicLong cycles = new AtomicLong();
+    io.latchkey.DistributedLock measured;
+
+    private long iterationStart;
+    private long evalshaAtStart;
+    private long cyclesAtStart;
+    private double serverCpuAtStart;
+    private long clientCpuAtStart;
+
+    @Setup(Level.Trial)
+    public void open() {
+        targets = new RedisTargets("single");
+        RedisLockBackend backend = RedisLockBackend.connect(targets.latchkeyUri());
+        client = batched ? Latchkey.client(backend) : Latchkey.client(new ForwardingLockBackend(backend) {});
+        for (int i = 0; i < heldLocks; i++) {
+            held.add(client.lock("bench-held-" + i, HELD).tryAcquire().orElseThrow());
+        }
+        measured = client.lock("bench-renewal-cycle");
+    }
+
+    @Setup(Level.Iteration)
+    public void startCounting() {
+        iterationStart = System.nanoTime();
+        evalshaAtStart = RedisServers.evalshaCalls(targets.servers.get(0));
+        cyclesAtStart = cycles.get();
+        serverCpuAtStart = serverCpuSeconds();
+        clientCpuAtStart = renewalThreadsCpuNanos();
+    }
+
+    @TearDown(Level.Iteration)
+    public void report() {
+        double seconds = (System.nanoTime() - iterationStart) / 1e9;
+        long renewalCalls = RedisServers.evalshaCalls(targets.servers.get(0))
+                - evalshaAtStart
+                - 2 * (cycles.get() - cyclesAtStart);
+        double serverCpuMs = (serverCpuSeconds() - serverCpuAtStart) * 1000;
+        double clientCpuMs = (renewalThreadsCpuNanos() - clientCpuAtStart) / 1e6;
+        long lost = held.stream().filter(h -> !h.isValid()).count();
+        System.out.printf(
+                Locale.ROOT,
+                "%nRENEWAL heldLocks=%d batched=%s: renewal script calls %.0f/s, client renewal+timer CPU %.1f ms/s,"
+                        + " redis-server CPU %.1f ms/s, lost %d of %d%n",
+                heldLocks,
+                batched,
+                renewalCalls / seconds,
+                clientCpuMs / seconds,
+                serverCpuMs / seconds,
+                lost,
+                held.size());
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        long lost = held.stream().filter(h -> !h.isValid()).count();
+        if (lost > 0) {
+            throw new IllegalStateException(lost + " of " + held.size() + " held locks were lost");
+        }
+        client.close();
+        targets.close();
+    }
+
+    @Benchmark
+    public void acquireAndReleaseWhileRenewing() throws InterruptedException {
+        try (LockHandle h = measured.acquire(Duration.ofSeconds(10))) {
+            cycles.incrementAndGet();
+        }
+    }
+
+
+    private double serverCpuSeconds() {
+        double total = 0;
+        try (Jedis j = targets.pools.get(0).getResource()) {
+            for (String line : j.info("cpu").lines().toList()) {
+                if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                    total += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+        }
+        return total;
+    }
+
+    /** CPU of the client's renewal workers and its timer thread (Latchkey's, by their names). */
+    private static long renewalThreadsCpuNanos() {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (ThreadInfo t : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (t != null
+                    && (t.getThreadName().startsWith("latchkey-renewal")
+                            || t.getThreadName().startsWith("latchkey-watchdog"))) {
+                long cpu = mx.getThreadCpuTime(t.getThreadId());
+                total += Math.max(0, cpu);
+            }
+        }
+        return total;
+    }
+}

@@ -1,0 +1,172 @@
+package io.latchkey.core;
+
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.LockBackend;
+import io.latchkey.spi.RenewResult;
+import io.latchkey.spi.TimeSource;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.NullMarked;
+
+/*
+ * The background renewals of one client's exclusive grants, sent to a backend that renews many grants in one round
+ * trip (LockBackend.renewalBatchSize() > 1): a client holding ten thousand locks then costs its store a few calls per
+ * renewal interval instead of ten thousand.
+ *
+ * Concurrency design. A Watchdog whose renewal falls due puts itself on a lock-free queue (on the scheduler thread,
+ * under its own stateLock; nothing here blocks). At most one drain runs at a time, on the client's workers: it takes
+ * up to a batch of due watchdogs, asks each for its lease, makes one renewAll call, and hands each watchdog its own
+ * result, which it applies under its own stateLock exactly as after a single renewal. A drain starts GATHER after the
+ * first renewal that finds none running, so that the renewals falling due in those milliseconds (locks taken together
+ * renew together) share its first call; renewals that fall due while a call is in flight go in the next call of the
+ * same drain. GATHER is small beside any renewal interval (a third of the lease by default), and the loss deadline
+ * of every grant stays armed on the scheduler while its renewal waits or is in flight, as for a single renewal. The
+ * `draining` flag is claimed with a CAS before a drain is scheduled and given back when the queue is found empty; a
+ * watchdog queued between that last look and the give-back is picked up by the drain's final check, which schedules
+ * another. No lock is held around I/O.
+ *
+ * Failures: a RuntimeException from renewAll is an outage for every grant of the batch (each retries as after a failed
+ * renew); an Error, or an answer of the wrong length, means the batch cannot be trusted, and each of its grants ends
+ * at once as RENEWAL_FAILED, as a watchdog that fails does.
+ */
+@NullMarked
+final class RenewalBatcher {
+    /** How long a drain waits for the renewals that fall due just after the one that started it. */
+    static final long GATHER_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final LockBackend backend;
+    private final DeadlineTimer scheduler;
+    private final Executor workers;
+    private final TimeSource time;
+    private final int batchSize;
+    private final ConcurrentLinkedQueue<Watchdog> due = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean draining = new AtomicBoolean();
+
+    RenewalBatcher(LockBackend backend, DeadlineTimer scheduler, Executor workers, TimeSource time, int batchSize) {
+        this.backend = backend;
+        this.scheduler = scheduler;
+        this.workers = workers;
+        this.time = time;
+        this.batchSize = batchSize;
+    }
+
+    /**
+     * Queues a watchdog whose renewal is due.
+     *
+     * @throws RejectedExecutionException when the client is closing (the watchdog is not queued then)
+     */
+    void submit(Watchdog w) {
+        due.add(w);
+        try {
+            startDrainIfIdle();
+        } catch (RejectedExecutionException closing) {
+            due.remove(w);
+            throw closing;
+        }
+    }
+
+    private void startDrainIfIdle() {
+        if (draining.compareAndSet(false, true)) {
+            try {
+                scheduler.schedule(this::startDrain, GATHER_NANOS);
+            } catch (RejectedExecutionException closing) {
+                draining.set(false);
+                throw closing;
+            }
+        }
+    }
+
+    /** On the scheduler thread: hands the drain to a worker (the scheduler never does I/O). */
+    private void startDrain() {
+        try {
+            workers.execute(this::drain);
+        } catch (RejectedExecutionException closing) { // NOPMD: the client ends its grants itself
+            due.clear();
+            draining.set(false);
+        }
+    }
+
+    private void drain() {
+        try {
+            List<Watchdog> batch = new ArrayList<>(Math.min(batchSize, 1024));
+            for (; ; ) {
+                batch.clear();
+                Watchdog w;
+                while (batch.size() < batchSize && (w = due.poll()) != null) {
+                    batch.add(w);
+                }
+                if (batch.isEmpty()) {
+                    break;
+                }
+                renew(batch);
+            }
+        } finally {
+            draining.set(false);
+        }
+        if (!due.isEmpty()) { // queued after the last poll, before the flag was given back
+            try {
+                startDrainIfIdle();
+            } catch (RejectedExecutionException closing) { // NOPMD: the client ends its grants itself
+                due.clear();
+            }
+        }
+    }
+
+    private void renew(List<Watchdog> batch) {
+        long start = time.nanoTime();
+        List<Watchdog> asking = new ArrayList<>(batch.size());
+        List<Grant> grants = new ArrayList<>(batch.size());
+        List<Duration> leases = new ArrayList<>(batch.size());
+        for (Watchdog w : batch) {
+            try {
+                Duration lease = w.backgroundLease(start);
+                if (lease != null) {
+                    asking.add(w);
+                    grants.add(w.grant());
+                    leases.add(lease);
+                }
+            } catch (Throwable e) { // NOPMD: as for a single renewal, a watchdog that fails ends its grant
+                w.markLostAtOnce("background renewal", e);
+            }
+        }
+        if (asking.isEmpty()) {
+            return;
+        }
+        List<RenewResult> results;
+        try {
+            results = backend.renewAll(grants, leases);
+        } catch (RuntimeException outage) {
+            for (Watchdog w : asking) {
+                try {
+                    w.backgroundRenewalFailed(outage);
+                } catch (Throwable e) { // NOPMD: see above
+                    w.markLostAtOnce("background renewal", e);
+                }
+            }
+            return;
+        } catch (Error e) {
+            asking.forEach(w -> w.markLostAtOnce("background renewal", e));
+            return;
+        }
+        if (results == null || results.size() != asking.size()) {
+            IllegalStateException wrong = new IllegalStateException(backend.description() + " answered "
+                    + (results == null ? "null" : results.size() + " results") + " to a batch of " + asking.size()
+                    + " renewals");
+            asking.forEach(w -> w.markLostAtOnce("background renewal", wrong));
+            return;
+        }
+        for (int i = 0; i < asking.size(); i++) {
+            Watchdog w = asking.get(i);
+            try {
+                w.backgroundRenewed(results.get(i), start, leases.get(i));
+            } catch (Throwable e) { // NOPMD: see above
+                w.markLostAtOnce("background renewal", e);
+            }
+        }
+    }
+}

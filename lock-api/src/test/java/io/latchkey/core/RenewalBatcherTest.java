@@ -1,0 +1,188 @@
+package io.latchkey.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.BackendUnavailableException;
+import io.latchkey.Latchkey;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockLoss;
+import io.latchkey.LockOptions;
+import io.latchkey.mem.MemoryStore;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.RenewResult;
+import io.latchkey.testing.ForwardingBackend;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The background renewals of a backend that renews in batches (RenewalBatcher): locks taken together are renewed
+ * together in few calls, each grant gets its own result, an outage of a batch is retried for each grant, and a batch
+ * that fails in a way that cannot be trusted (an Error, an answer of the wrong length) ends every grant in it at once.
+ */
+class RenewalBatcherTest {
+    private static final int LOCKS = 40;
+    private static final LockOptions SHORT = LockOptions.builder()
+            .lease(Duration.ofMillis(900))
+            .renewInterval(Duration.ofMillis(300))
+            .build();
+
+    private final MemoryStore store = new MemoryStore();
+    /** The size of every renewAll call, in order. */
+    private final List<Integer> batches = new CopyOnWriteArrayList<>();
+
+    private final AtomicInteger singleRenewals = new AtomicInteger();
+    /** A lock whose renewals the store answers "not held" (without telling its holder otherwise), or null. */
+    private volatile String refused;
+    /** Replaces the store's answer to a batch when set. */
+    private volatile BiFunction<List<Grant>, List<Duration>, List<RenewResult>> batchAnswer;
+
+    private final LockClient client = Latchkey.client(new ForwardingBackend(store.newBackend()) {
+        @Override
+        public int renewalBatchSize() {
+            return 64;
+        }
+
+        @Override
+        public List<RenewResult> renewAll(List<Grant> grants, List<Duration> leases) {
+            batches.add(grants.size());
+            BiFunction<List<Grant>, List<Duration>, List<RenewResult>> answer = batchAnswer;
+            if (answer != null) {
+                return answer.apply(grants, leases);
+            }
+            List<RenewResult> out = new ArrayList<>();
+            for (int i = 0; i < grants.size(); i++) {
+                out.add(
+                        grants.get(i).name().equals(refused)
+                                ? RenewResult.notHeld()
+                                : super.renew(grants.get(i), leases.get(i)));
+            }
+            return out;
+        }
+
+        @Override
+        public RenewResult renew(Grant grant, Duration lease) {
+            singleRenewals.incrementAndGet();
+            return super.renew(grant, lease);
+        }
+    });
+    private final LockClient other = Latchkey.client(store.newBackend());
+
+    @AfterEach
+    void close() {
+        client.close();
+        other.close();
+    }
+
+    private List<LockHandle> holdMany(String prefix) {
+        List<LockHandle> held = new ArrayList<>();
+        for (int i = 0; i < LOCKS; i++) {
+            held.add(client.lock(prefix + i, SHORT).tryAcquire().orElseThrow());
+        }
+        return held;
+    }
+
+    @Test
+    @DisplayName("locks taken together are renewed together: few calls for many grants, every lock kept and exclusive")
+    void locksTakenTogetherAreRenewedInFewCalls() {
+        List<LockHandle> held = holdMany("together/");
+        await().atMost(Duration.ofSeconds(5)).until(() -> batches.stream().mapToInt(Integer::intValue).sum()
+                >= 3 * LOCKS); // three renewals of every lock: past three renew intervals, beyond the first lease
+        assertThat(held).allMatch(LockHandle::isValid);
+        assertThat(held).noneMatch(h -> h.lost().toCompletableFuture().isDone());
+        for (LockHandle h : held) {
+            assertThat(other.lock(h.name()).tryAcquire()).as("lock %s is still held in the store", h.name())
+                    .isEmpty();
+        }
+        assertThat(singleRenewals.get()).as("renewals sent one by one").isZero();
+        double average = batches.stream().mapToInt(Integer::intValue).average().orElse(0);
+        assertThat(average)
+                .as("grants per renewAll call (calls: %s)", batches)
+                .isGreaterThanOrEqualTo(LOCKS / 4.0);
+    }
+
+    @Test
+    @DisplayName("each grant gets its own answer: the one a batch answers 'not held' is lost, the others are kept")
+    void eachGrantGetsItsOwnAnswer() {
+        List<LockHandle> held = holdMany("own/");
+        LockHandle victim = held.get(LOCKS / 2);
+        refused = victim.name();
+        await().atMost(Duration.ofSeconds(5)).until(() -> victim.lost().toCompletableFuture().isDone());
+        assertThat(victim.lost().toCompletableFuture().join().reason()).isEqualTo(LockLoss.Reason.RELEASED_BY_ADMIN);
+        int after = batches.size();
+        await().atMost(Duration.ofSeconds(5)).until(() -> batches.size() >= after + 2);
+        held.stream().filter(h -> h != victim).forEach(h -> {
+            assertThat(h.isValid()).as("%s", h.name()).isTrue();
+            assertThat(h.lost().toCompletableFuture()).as("%s", h.name()).isNotDone();
+        });
+    }
+
+    @Test
+    @DisplayName("a batch the store could not answer is retried for each grant, which keeps its lock once it answers")
+    void anOutageOfABatchIsRetried() {
+        List<LockHandle> held = holdMany("outage/");
+        AtomicInteger failed = new AtomicInteger();
+        batchAnswer = (grants, leases) -> {
+            failed.incrementAndGet();
+            throw new BackendUnavailableException("store away (expected in this test)", null, "mem", null);
+        };
+        await().atMost(Duration.ofSeconds(5)).until(() -> failed.get() >= 1);
+        batchAnswer = null;
+        int after = batches.size();
+        await().atMost(Duration.ofSeconds(5)).until(() -> batches.size() >= after + 3);
+        assertThat(held).allMatch(LockHandle::isValid);
+        assertThat(held).noneMatch(h -> h.lost().toCompletableFuture().isDone());
+    }
+
+    @Test
+    @DisplayName("an outage that outlasts the validity ends every grant of the batch as RENEWAL_FAILED, with the cause")
+    void aLongOutageEndsEveryGrant() {
+        List<LockHandle> held = holdMany("long/");
+        batchAnswer = (grants, leases) -> {
+            throw new BackendUnavailableException("store away (expected in this test)", null, "mem", null);
+        };
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> held.stream().allMatch(h -> h.lost().toCompletableFuture().isDone()));
+        for (LockHandle h : held) {
+            LockLoss loss = h.lost().toCompletableFuture().join();
+            assertThat(loss.reason()).isEqualTo(LockLoss.Reason.RENEWAL_FAILED);
+            assertThat(loss.failure()).isPresent().get().isInstanceOf(BackendUnavailableException.class);
+        }
+    }
+
+    @Test
+    @DisplayName("an answer of the wrong length cannot be trusted: every grant of the batch is lost at once")
+    void aWrongNumberOfAnswersEndsEveryGrantAtOnce() {
+        List<LockHandle> held = holdMany("wrong/");
+        batchAnswer = (grants, leases) -> List.of(RenewResult.renewed(System.nanoTime() + leases.get(0).toNanos()));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> held.stream().allMatch(h -> h.lost().toCompletableFuture().isDone()));
+        LockLoss loss = held.get(0).lost().toCompletableFuture().join();
+        assertThat(loss.reason()).isEqualTo(LockLoss.Reason.RENEWAL_FAILED);
+        assertThat(loss.failure()).isPresent().get().isInstanceOf(IllegalStateException.class);
+        assertThat(loss.failure().get().getMessage()).contains("answered 1 results to a batch of");
+    }
+
+    @Test
+    @DisplayName("an Error from a batch ends every grant in it at once")
+    void anErrorEndsEveryGrantAtOnce() {
+        List<LockHandle> held = holdMany("error/");
+        batchAnswer = (grants, leases) -> {
+            throw new AssertionError("a bug in the backend (expected in this test)");
+        };
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> held.stream().allMatch(h -> h.lost().toCompletableFuture().isDone()));
+        assertThat(held.get(0).lost().toCompletableFuture().join().failure())
+                .isPresent()
+                .get()
+                .isInstanceOf(AssertionError.class);
+    }
+}

@@ -1,0 +1,146 @@
+package io.latchkey.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.Latchkey;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockLoss;
+import io.latchkey.LockOptions;
+import io.latchkey.redis.fixtures.RedisServers;
+import io.latchkey.servers.RunningServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.Jedis;
+
+/**
+ * Batched renewal on Redis (RENEW_MANY): a client holding many locks renews them in a few script calls per renewal
+ * interval, counted by the server's INFO commandstats, and keeps every one; on Redlock each node gets the batch; a
+ * server that lost its data fails every renewal of the batch as RENEWAL_FAILED; a cluster does not batch.
+ */
+class RenewalBatchTest {
+    private static final int LOCKS = 200;
+    private static final LockOptions LEASE = LockOptions.builder()
+            .lease(Duration.ofSeconds(3))
+            .renewInterval(Duration.ofSeconds(1))
+            .build();
+    private static List<RunningServer> servers;
+
+    @BeforeAll
+    static void startServers() {
+        servers = RedisServers.several(3);
+    }
+
+    @AfterAll
+    static void stopServers() {
+        if (servers != null) {
+            servers.forEach(RunningServer::close);
+        }
+    }
+
+    private static Jedis direct(RunningServer s) {
+        return new Jedis(s.endpoint().host(), s.endpoint().port());
+    }
+
+    /** EVALSHA calls the server has seen since its stats were reset. */
+
+    private static String prefix() {
+        return "rb-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36) + "/";
+    }
+
+    private static List<LockHandle> holdMany(LockClient client, String prefix) {
+        List<LockHandle> held = new ArrayList<>();
+        for (int i = 0; i < LOCKS; i++) {
+            held.add(client.lock(prefix + i, LEASE).tryAcquire().orElseThrow());
+        }
+        return held;
+    }
+
+    /**
+     * Holds LOCKS locks for three renewal intervals and returns the script calls each server saw meanwhile (the
+     * acquisitions are before the count starts).
+     */
+    private static long renewalCallsWhileHolding(String uri, List<RunningServer> nodes) {
+        String prefix = prefix();
+        try (LockClient client = Latchkey.connect(uri, Map.of());
+                LockClient other = Latchkey.connect(uri, Map.of())) {
+            List<LockHandle> held = holdMany(client, prefix);
+            nodes.forEach(s -> {
+                try (Jedis j = direct(s)) {
+                    j.configResetStat();
+                }
+            });
+            long begin = System.nanoTime();
+            await().atMost(Duration.ofSeconds(10))
+                    .pollDelay(Duration.ofMillis(3100))
+                    .until(() -> System.nanoTime() - begin >= Duration.ofMillis(3100).toNanos());
+            long calls = RedisServers.evalshaCalls(nodes.get(0));
+            assertThat(held).allMatch(LockHandle::isValid);
+            assertThat(held).noneMatch(h -> h.lost().toCompletableFuture().isDone());
+            for (int i = 0; i < LOCKS; i += 7) {
+                assertThat(other.lock(prefix + i).tryAcquire())
+                        .as("lock %s, held and renewed for three leases' worth of intervals", prefix + i)
+                        .isEmpty();
+            }
+            System.out.println("RenewalBatchTest " + uri.substring(0, uri.indexOf(':')) + ": " + LOCKS + " locks held 3.1 s,"
+                    + " renew every 1 s: " + calls + " script calls on the first node (unbatched: about "
+                    + 3 * LOCKS + ")");
+            return calls;
+        }
+    }
+
+    @Test
+    @DisplayName("single node: 200 locks held for three renewal intervals cost a few script calls, not 600")
+    void singleNodeRenewsInBatches() {
+        long calls = renewalCallsWhileHolding(RedisServers.uri(servers.get(0)), servers.subList(0, 1));
+        // three rounds of renewals; 200 locks are two calls of 128 at least, and locks taken over a few
+        // milliseconds may fall into neighbouring gathers: 40 leaves room for that and is 15 times fewer than 600
+        assertThat(calls).isGreaterThanOrEqualTo(3).isLessThanOrEqualTo(40);
+    }
+
+    @Test
+    @DisplayName("Redlock: every node gets the batch, and every lock is kept")
+    void redlockRenewsInBatchesOnEveryNode() {
+        long calls = renewalCallsWhileHolding(RedisServers.redlockUri(servers), servers);
+        // a Redlock acquisition takes about a millisecond, so 200 locks taken one after another span some 15
+        // gathers of 10 ms and renew in that many calls a round (38 seen): 120 is still 5 times fewer than 600
+        assertThat(calls).isGreaterThanOrEqualTo(3).isLessThanOrEqualTo(120);
+    }
+
+    @Test
+    @DisplayName("a server that lost its data fails every renewal of the batch as RENEWAL_FAILED")
+    void lostDataEndsEveryGrantOfTheBatch() {
+        String prefix = prefix();
+        try (LockClient client = Latchkey.connect(RedisServers.uri(servers.get(1)), Map.of())) {
+            List<LockHandle> held = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                held.add(client.lock(prefix + i, LEASE).tryAcquire().orElseThrow());
+            }
+            try (Jedis j = direct(servers.get(1))) {
+                j.flushAll();
+            }
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> held.stream().allMatch(h -> h.lost().toCompletableFuture().isDone()));
+            assertThat(held)
+                    .allMatch(h -> h.lost().toCompletableFuture().join().reason() == LockLoss.Reason.RENEWAL_FAILED);
+        }
+    }
+
+    @Test
+    @DisplayName("the batch size: 128 on one node and on Redlock")
+    void batchSizes() {
+        try (RedisLockBackend single = RedisLockBackend.connect(RedisServers.uri(servers.get(0)));
+                RedisLockBackend redlock = RedisLockBackend.connect(RedisServers.redlockUri(servers))) {
+            assertThat(single.renewalBatchSize()).isEqualTo(RedisLockBackend.RENEWAL_BATCH);
+            assertThat(redlock.renewalBatchSize()).isEqualTo(RedisLockBackend.RENEWAL_BATCH);
+        }
+    }
+}
