@@ -33,6 +33,9 @@ import org.slf4j.LoggerFactory;
  * busy attempt reads in a second statement), decides when to look again.
  */
 final class LeaseBackend extends JdbcLockBackend {
+    /** How many exclusive grants one batched renewal sends at most. */
+    static final int RENEWAL_BATCH = 128;
+
     private static final Logger log = LoggerFactory.getLogger(LeaseBackend.class);
     /** How often a PostgreSQL waiter looks again when no notification came (a lost one, a stale queue entry). */
     static final Duration SAFETY_NET = Duration.ofSeconds(2);
@@ -247,6 +250,46 @@ final class LeaseBackend extends JdbcLockBackend {
         } finally {
             connections.giveBack(c);
         }
+    }
+
+    /**
+     * 128: the background renewals of that many locks go to the database as one JDBC batch of the renewal UPDATE
+     * (the drivers pipeline a batch: one round trip), each row's update count saying whether that grant was extended.
+     */
+    @Override
+    public int renewalBatchSize() {
+        return RENEWAL_BATCH;
+    }
+
+    @Override
+    public java.util.List<RenewResult> renewAll(java.util.List<Grant> grants, java.util.List<Duration> leases) {
+        long start = System.nanoTime();
+        java.util.List<LockKey> keys = new java.util.ArrayList<>(grants.size());
+        java.util.List<Long> micros = new java.util.ArrayList<>(grants.size());
+        for (int i = 0; i < grants.size(); i++) {
+            keys.add(key(grants.get(i).name()));
+            micros.add(micros(leases.get(i)));
+        }
+        Boolean[] extended;
+        Connection c = null;
+        try {
+            c = borrow();
+            extended = sql.renewAll(c, keys, grants, micros);
+        } catch (SQLException e) {
+            throw connections.unavailable(
+                    "renew " + grants.size() + " locks in one batch, among them", grants.get(0).name(), e);
+        } finally {
+            connections.giveBack(c);
+        }
+        java.util.List<RenewResult> out = new java.util.ArrayList<>(grants.size());
+        for (int i = 0; i < grants.size(); i++) {
+            if (extended[i] == null) { // the driver gave no count: ask for this one on its own
+                out.add(renew(grants.get(i), leases.get(i)));
+            } else {
+                out.add(extended[i] ? RenewResult.renewed(validUntil(start, leases.get(i))) : RenewResult.notHeld());
+            }
+        }
+        return out;
     }
 
     @Override

@@ -234,6 +234,27 @@ final class LeaseStatements extends SqlTable {
         }
     }
 
+    /**
+     * The renewal of each grant, sent as one JDBC batch (the drivers pipeline it: one round trip); for each, whether
+     * its row was extended, or null when the driver did not say (Statement.SUCCESS_NO_INFO).
+     */
+    Boolean[] renewAll(Connection c, java.util.List<LockKey> keys, java.util.List<io.latchkey.spi.Grant> grants,
+            java.util.List<Long> leaseMicros) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(renewSql)) {
+            for (int i = 0; i < grants.size(); i++) {
+                ps.setLong(1, leaseMicros.get(i));
+                bindMine(ps, 2, keys.get(i), grants.get(i).owner(), grants.get(i).fencingToken());
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            Boolean[] out = new Boolean[grants.size()];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = i >= counts.length || counts[i] == java.sql.Statement.SUCCESS_NO_INFO ? null : counts[i] > 0;
+            }
+            return out;
+        }
+    }
+
     boolean release(Connection c, LockKey k, String owner, long token) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(releaseSql)) {
             bindMine(ps, 1, k, owner, token);

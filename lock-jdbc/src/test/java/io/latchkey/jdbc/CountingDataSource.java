@@ -16,7 +16,8 @@ import javax.sql.DataSource;
 
 /**
  * Wraps a DataSource and records every statement execution and every commit/rollback sent through the
- * connections it hands out: the client side of a round trip. (Local calls such as getAutoCommit are not
+ * connections it hands out: the client side of a round trip. A batch (one pipelined round trip) is recorded once, its
+ * SQL prefixed with "[batch] ". (Local calls such as getAutoCommit are not
  * recorded; setAutoCommit is, as "autocommit=…", since some drivers send it.)
  */
 final class CountingDataSource implements DataSource {
@@ -82,7 +83,8 @@ final class CountingDataSource implements DataSource {
         InvocationHandler h = (proxy, m, args) -> {
             if (EXECUTIONS.contains(m.getName())) {
                 String sql = args != null && args.length > 0 && args[0] instanceof String text ? text : preparedSql;
-                record(sql == null ? "?" : sql.replaceAll("\\s+", " "));
+                String text = sql == null ? "?" : sql.replaceAll("\\s+", " ");
+                record(m.getName().endsWith("Batch") ? "[batch] " + text : text);
             }
             return invoke(real, m, args);
         };

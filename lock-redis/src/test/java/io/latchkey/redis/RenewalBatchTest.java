@@ -101,9 +101,10 @@ class RenewalBatchTest {
     @DisplayName("single node: 200 locks held for three renewal intervals cost a few script calls, not 600")
     void singleNodeRenewsInBatches() {
         long calls = renewalCallsWhileHolding(RedisServers.uri(servers.get(0)), servers.subList(0, 1));
-        // three rounds of renewals; 200 locks are two calls of 128 at least, and locks taken over a few
-        // milliseconds may fall into neighbouring gathers: 40 leaves room for that and is 15 times fewer than 600
-        assertThat(calls).isGreaterThanOrEqualTo(3).isLessThanOrEqualTo(40);
+        // unbatched, three rounds of 200 renewals are about 600 calls; batched, 8 were seen on an idle machine. Locks
+        // taken one after another over more than 10 ms fall into several gathers, as on a loaded machine where each
+        // acquisition is slower: 150 still fails a client that renews lock by lock
+        assertThat(calls).isGreaterThanOrEqualTo(3).isLessThanOrEqualTo(150);
     }
 
     @Test
@@ -111,8 +112,8 @@ class RenewalBatchTest {
     void redlockRenewsInBatchesOnEveryNode() {
         long calls = renewalCallsWhileHolding(RedisServers.redlockUri(servers), servers);
         // a Redlock acquisition takes about a millisecond, so 200 locks taken one after another span some 15
-        // gathers of 10 ms and renew in that many calls a round (38 seen): 120 is still 5 times fewer than 600
-        assertThat(calls).isGreaterThanOrEqualTo(3).isLessThanOrEqualTo(120);
+        // gathers of 10 ms and renew in that many calls a round (38 seen on an idle machine); 150 as above
+        assertThat(calls).isGreaterThanOrEqualTo(3).isLessThanOrEqualTo(150);
     }
 
     @Test
