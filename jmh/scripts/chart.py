@@ -75,7 +75,8 @@ METHOD_RULES = [
 ]
 
 # Panel order: the suites as the README lists them, uncontended before contended; unknown classes after.
-CLASS_ORDER = ["MemCoreOverheadBenchmark", "RedisUncontendedBenchmark", "RedisContendedBenchmark", "JdbcLockBenchmark",
+CLASS_ORDER = ["MemCoreOverheadBenchmark", "RedisUncontendedBenchmark", "RedisContendedBenchmark",
+               "RedisRenewalAtScaleBenchmark", "JdbcLockBenchmark",
                "JdbcPeersBenchmark", "ZooKeeperUncontendedBenchmark", "ZooKeeperHandoffBenchmark",
                "EtcdUncontendedBenchmark", "EtcdHandoffBenchmark"]
 
@@ -84,6 +85,7 @@ CLASS_TITLES = {
     "MemCoreOverheadBenchmark": "Core overhead on mem: (acquire + release, no network)",
     "RedisUncontendedBenchmark": "Redis, uncontended: acquire + release, each thread on its own name",
     "RedisContendedBenchmark": "Redis, contended hand-off: 8 threads over 2 clients on one name",
+    "RedisRenewalAtScaleBenchmark": "Redis: acquire + release while the same client holds N renewed locks",
     "JdbcLockBenchmark": "JDBC: Latchkey against the same SQL sent raw",
     "JdbcPeersBenchmark": "JDBC lease mode against ShedLock and Spring Integration",
     "ZooKeeperUncontendedBenchmark": "ZooKeeper, uncontended: acquire + release, each thread on its own name",

@@ -124,7 +124,7 @@ public class RedisRenewalAtScaleBenchmark {
     }
 
     @Benchmark
-    public void acquireAndReleaseWhileRenewing() throws InterruptedException {
+    public void latchkeyAcquireAndReleaseWhileRenewing() throws InterruptedException {
         try (LockHandle h = measured.acquire(Duration.ofSeconds(10))) {
             cycles.incrementAndGet();
         }
