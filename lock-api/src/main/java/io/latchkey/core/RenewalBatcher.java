@@ -31,8 +31,10 @@ import org.jspecify.annotations.NullMarked;
  * another. No lock is held around I/O.
  *
  * Failures: a RuntimeException from renewAll is an outage for every grant of the batch (each retries as after a failed
- * renew); an Error, or an answer of the wrong length, means the batch cannot be trusted, and each of its grants ends
- * at once as RENEWAL_FAILED, as a watchdog that fails does.
+ * renew), and a null answer is one for that grant alone; an Error, or an answer of the wrong length, means the batch
+ * cannot be trusted, and each of its grants ends at once as RENEWAL_FAILED, as a watchdog that fails does. So does
+ * anything else thrown while a batch is handled (a clock, a listener), and a drain that no worker thread could take
+ * (one that cannot be created) ends the renewals queued for it: nothing is left queued with no drain to run it.
  */
 @NullMarked
 final class RenewalBatcher {
@@ -81,13 +83,24 @@ final class RenewalBatcher {
         }
     }
 
-    /** On the scheduler thread: hands the drain to a worker (the scheduler never does I/O). */
+    /**
+     * On the scheduler thread: hands the drain to a worker (the scheduler never does I/O). If no worker can take it
+     * (the client is closing, or no thread can be created), the queued renewals cannot run: while the client closes
+     * it ends the grants itself; otherwise each queued grant ends at once, as a watchdog that fails does, rather than
+     * wait unrenewed for its validity to run out.
+     */
     private void startDrain() {
         try {
             workers.execute(this::drain);
-        } catch (RejectedExecutionException closing) { // NOPMD: the client ends its grants itself
-            due.clear();
+        } catch (Throwable e) { // NOPMD: a failed hand-off must not leave the queue owned by no drain
+            List<Watchdog> stranded = new ArrayList<>();
+            for (Watchdog w = due.poll(); w != null; w = due.poll()) {
+                stranded.add(w);
+            }
             draining.set(false);
+            if (!(e instanceof RejectedExecutionException)) {
+                endAtOnce(stranded, e);
+            }
         }
     }
 
@@ -103,16 +116,20 @@ final class RenewalBatcher {
                 if (batch.isEmpty()) {
                     break;
                 }
-                renew(batch);
+                try {
+                    renew(batch);
+                } catch (Throwable e) { // NOPMD: a clock or a listener that throws: the batch's grants end now
+                    endAtOnce(batch, e);
+                }
             }
         } finally {
             draining.set(false);
-        }
-        if (!due.isEmpty()) { // queued after the last poll, before the flag was given back
-            try {
-                startDrainIfIdle();
-            } catch (RejectedExecutionException closing) { // NOPMD: the client ends its grants itself
-                due.clear();
+            if (!due.isEmpty()) { // queued after the last poll, before the flag was given back
+                try {
+                    startDrainIfIdle();
+                } catch (RejectedExecutionException closing) { // NOPMD: the client ends its grants itself
+                    due.clear();
+                }
             }
         }
     }
@@ -131,41 +148,65 @@ final class RenewalBatcher {
                     leases.add(lease);
                 }
             } catch (Throwable e) { // NOPMD: as for a single renewal, a watchdog that fails ends its grant
-                w.markLostAtOnce("background renewal", e);
+                endAtOnce(List.of(w), e);
             }
         }
         if (asking.isEmpty()) {
             return;
         }
-        List<RenewResult> results;
+        List<@org.jspecify.annotations.Nullable RenewResult> results;
         try {
             results = backend.renewAll(grants, leases);
         } catch (RuntimeException outage) {
             for (Watchdog w : asking) {
-                try {
-                    w.backgroundRenewalFailed(outage);
-                } catch (Throwable e) { // NOPMD: see above
-                    w.markLostAtOnce("background renewal", e);
-                }
+                failed(w, outage);
             }
             return;
         } catch (Error e) {
-            asking.forEach(w -> w.markLostAtOnce("background renewal", e));
+            endAtOnce(asking, e);
             return;
         }
         if (results == null || results.size() != asking.size()) {
-            IllegalStateException wrong = new IllegalStateException(backend.description() + " answered "
+            endAtOnce(asking, new IllegalStateException(backend.description() + " answered "
                     + (results == null ? "null" : results.size() + " results") + " to a batch of " + asking.size()
-                    + " renewals");
-            asking.forEach(w -> w.markLostAtOnce("background renewal", wrong));
+                    + " renewals"));
             return;
         }
         for (int i = 0; i < asking.size(); i++) {
             Watchdog w = asking.get(i);
+            RenewResult result = results.get(i);
+            if (result == null) { // the store could not decide this one: an outage for it alone
+                failed(w, new io.latchkey.BackendUnavailableException(
+                        backend.description() + " could not decide the renewal of lock '" + w.grant().name()
+                                + "' in a batch of " + asking.size(),
+                        w.grant().name(),
+                        backend.description(),
+                        null));
+                continue;
+            }
             try {
-                w.backgroundRenewed(results.get(i), start, leases.get(i));
+                w.backgroundRenewed(result, start, leases.get(i));
             } catch (Throwable e) { // NOPMD: see above
-                w.markLostAtOnce("background renewal", e);
+                endAtOnce(List.of(w), e);
+            }
+        }
+    }
+
+    /** A renewal the store could not make: retried until its validity runs out, as a failed renew is. */
+    private static void failed(Watchdog w, RuntimeException outage) {
+        try {
+            w.backgroundRenewalFailed(outage);
+        } catch (Throwable e) { // NOPMD: a listener or clock that throws ends the grant, as for a single renewal
+            endAtOnce(List.of(w), e);
+        }
+    }
+
+    /** Ends each grant at once, each on its own: one whose loss reporting throws does not keep the others alive. */
+    private static void endAtOnce(List<Watchdog> watchdogs, Throwable cause) {
+        for (Watchdog w : watchdogs) {
+            try {
+                w.markLostAtOnce("background renewal", cause);
+            } catch (Throwable ignored) { // NOPMD: markLost moved the state to LOST before the listener that threw
             }
         }
     }

@@ -242,13 +242,15 @@ public interface LockBackend extends AutoCloseable {
      *
      * @param grants the grants, of distinct owners
      * @param leases the lease to ask for each grant, in the same order
-     * @return one result per grant, in the same order
+     * @return one result per grant, in the same order; null for a grant whose renewal the store could not decide
+     *         (on Redlock, too few nodes answered for it): an outage for that grant alone, retried as after a failed
+     *         {@link #renew}
      * @throws RuntimeException when the store could not be asked ({@link io.latchkey.BackendUnavailableException}):
      *         then no grant of the batch is known to be renewed, and the core retries each as after a failed
      *         {@link #renew}
      */
-    default List<RenewResult> renewAll(List<Grant> grants, List<Duration> leases) {
-        List<RenewResult> out = new java.util.ArrayList<>(grants.size());
+    default List<@Nullable RenewResult> renewAll(List<Grant> grants, List<Duration> leases) {
+        List<@Nullable RenewResult> out = new java.util.ArrayList<>(grants.size());
         for (int i = 0; i < grants.size(); i++) {
             out.add(renew(grants.get(i), leases.get(i)));
         }

@@ -42,8 +42,11 @@ class RenewalBatcherTest {
     private final AtomicInteger singleRenewals = new AtomicInteger();
     /** A lock whose renewals the store answers "not held" (without telling its holder otherwise), or null. */
     private volatile String refused;
+    /** A lock whose renewals the store leaves undecided (a null answer), or null. */
+    private volatile String undecided;
     /** Replaces the store's answer to a batch when set. */
-    private volatile BiFunction<List<Grant>, List<Duration>, List<RenewResult>> batchAnswer;
+    private volatile BiFunction<List<Grant>, List<Duration>, List<@org.jspecify.annotations.Nullable RenewResult>>
+            batchAnswer;
 
     private final LockClient client = Latchkey.client(new ForwardingBackend(store.newBackend()) {
         @Override
@@ -52,18 +55,21 @@ class RenewalBatcherTest {
         }
 
         @Override
-        public List<RenewResult> renewAll(List<Grant> grants, List<Duration> leases) {
+        public List<@org.jspecify.annotations.Nullable RenewResult> renewAll(
+                List<Grant> grants, List<Duration> leases) {
             batches.add(grants.size());
-            BiFunction<List<Grant>, List<Duration>, List<RenewResult>> answer = batchAnswer;
+            BiFunction<List<Grant>, List<Duration>, List<@org.jspecify.annotations.Nullable RenewResult>> answer =
+                    batchAnswer;
             if (answer != null) {
                 return answer.apply(grants, leases);
             }
-            List<RenewResult> out = new ArrayList<>();
+            List<@org.jspecify.annotations.Nullable RenewResult> out = new ArrayList<>();
             for (int i = 0; i < grants.size(); i++) {
+                String name = grants.get(i).name();
                 out.add(
-                        grants.get(i).name().equals(refused)
+                        name.equals(refused)
                                 ? RenewResult.notHeld()
-                                : super.renew(grants.get(i), leases.get(i)));
+                                : name.equals(undecided) ? null : super.renew(grants.get(i), leases.get(i)));
             }
             return out;
         }
@@ -119,6 +125,24 @@ class RenewalBatcherTest {
         assertThat(victim.lost().toCompletableFuture().join().reason()).isEqualTo(LockLoss.Reason.RELEASED_BY_ADMIN);
         int after = batches.size();
         await().atMost(Duration.ofSeconds(5)).until(() -> batches.size() >= after + 2);
+        held.stream().filter(h -> h != victim).forEach(h -> {
+            assertThat(h.isValid()).as("%s", h.name()).isTrue();
+            assertThat(h.lost().toCompletableFuture()).as("%s", h.name()).isNotDone();
+        });
+    }
+
+    @Test
+    @DisplayName("a grant the store could not decide is an outage for it alone: it is lost when its validity ends, the"
+            + " others of its batches are kept")
+    void anUndecidedGrantFailsAlone() {
+        List<LockHandle> held = holdMany("undecided/");
+        LockHandle victim = held.get(LOCKS / 3);
+        undecided = victim.name();
+        await().atMost(Duration.ofSeconds(5)).until(() -> victim.lost().toCompletableFuture().isDone());
+        LockLoss loss = victim.lost().toCompletableFuture().join();
+        assertThat(loss.reason()).isEqualTo(LockLoss.Reason.RENEWAL_FAILED);
+        assertThat(loss.failure()).isPresent().get().isInstanceOf(BackendUnavailableException.class);
+        assertThat(loss.failure().get().getMessage()).contains("could not decide the renewal of lock '" + victim.name());
         held.stream().filter(h -> h != victim).forEach(h -> {
             assertThat(h.isValid()).as("%s", h.name()).isTrue();
             assertThat(h.lost().toCompletableFuture()).as("%s", h.name()).isNotDone();

@@ -262,7 +262,8 @@ final class LeaseBackend extends JdbcLockBackend {
     }
 
     @Override
-    public java.util.List<RenewResult> renewAll(java.util.List<Grant> grants, java.util.List<Duration> leases) {
+    public java.util.List<@org.jspecify.annotations.Nullable RenewResult> renewAll(
+            java.util.List<Grant> grants, java.util.List<Duration> leases) {
         long start = System.nanoTime();
         java.util.List<LockKey> keys = new java.util.ArrayList<>(grants.size());
         java.util.List<Long> micros = new java.util.ArrayList<>(grants.size());
@@ -281,10 +282,14 @@ final class LeaseBackend extends JdbcLockBackend {
         } finally {
             connections.giveBack(c);
         }
-        java.util.List<RenewResult> out = new java.util.ArrayList<>(grants.size());
+        java.util.List<@org.jspecify.annotations.Nullable RenewResult> out = new java.util.ArrayList<>(grants.size());
         for (int i = 0; i < grants.size(); i++) {
             if (extended[i] == null) { // the driver gave no count: ask for this one on its own
-                out.add(renew(grants.get(i), leases.get(i)));
+                try {
+                    out.add(renew(grants.get(i), leases.get(i)));
+                } catch (io.latchkey.BackendUnavailableException e) {
+                    out.add(null); // an outage for this grant alone: the others' answers stand
+                }
             } else {
                 out.add(extended[i] ? RenewResult.renewed(validUntil(start, leases.get(i))) : RenewResult.notHeld());
             }

@@ -355,7 +355,8 @@ public final class RedisLockBackend implements LockBackend {
     }
 
     @Override
-    public java.util.List<RenewResult> renewAll(java.util.List<Grant> batch, java.util.List<Duration> leases) {
+    public java.util.List<@org.jspecify.annotations.Nullable RenewResult> renewAll(
+            java.util.List<Grant> batch, java.util.List<Duration> leases) {
         return renewalBatchSize > 1 ? renewal.renewAll(batch, leases) : LockBackend.super.renewAll(batch, leases);
     }
 

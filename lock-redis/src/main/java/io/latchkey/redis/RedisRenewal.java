@@ -9,6 +9,7 @@ import io.latchkey.spi.Grant;
 import io.latchkey.spi.RenewResult;
 import java.time.Duration;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /*
  * Renewal: compare-and-pexpire (RedisScripts.RENEW) on every node; the grant stands with a quorum of
@@ -45,10 +46,12 @@ final class RedisRenewal {
 
     /**
      * RENEW_MANY on every node, one call each, until every grant is decided (a quorum renewed it, or so many refused
-     * that none can), each grant judged as {@link #renew(String, Duration, Function)} judges one. A batch that no
-     * quorum answered, or answered after a grant's validity, is an outage for the whole batch.
+     * that none can), each grant judged as {@link #renew(String, Duration, Function)} judges one. A grant still
+     * undecided when the round ends (too few nodes answered for it: a grant a node missed when it was acquired, with
+     * another node down now), or renewed only after its new validity, is answered null, an outage for that grant
+     * alone; a round no node answered is an outage for the batch.
      */
-    java.util.List<RenewResult> renewAll(java.util.List<Grant> batch, java.util.List<Duration> leases) {
+    java.util.List<@Nullable RenewResult> renewAll(java.util.List<Grant> batch, java.util.List<Duration> leases) {
         int size = batch.size();
         byte[][] params = new byte[5 * size][];
         for (int i = 0; i < size; i++) {
@@ -68,34 +71,29 @@ final class RedisRenewal {
                 node -> answers(node.eval(RedisScripts.RENEW_MANY, 2 * size, params), size),
                 start + connection.timeoutNanos(),
                 r -> allDecided(r, size, n, quorum));
-        String what = size + " locks (" + batch.get(0).name() + (size > 1 ? ", ..." : "") + ")";
-        RedisErrors errors = connection.errors();
-        if (!allDecided(replies, size, n, quorum)) {
+        if (replies.failures() == n) { // no node answered: the store could not be asked at all
+            RedisErrors errors = connection.errors();
             throw errors.unavailable(
-                    "renew", null, "renewing " + what + ": " + errors.summary(replies, quorum + " answers needed"),
+                    "renew",
+                    batch.get(0).name(),
+                    "renewing " + size + " locks in one batch: " + errors.summary(replies, quorum + " answers needed"),
                     replies);
         }
-        java.util.List<RenewResult> out = new java.util.ArrayList<>(size);
+        java.util.List<@Nullable RenewResult> out = new java.util.ArrayList<>(size);
         long now = System.nanoTime();
         for (int i = 0; i < size; i++) {
             int at = i;
             long renewed = replies.count(v -> v.get(at) == 1);
+            long gone = replies.count(v -> v.get(at) != 1);
             if (renewed >= quorum) {
+                // renewed, unless the quorum's answers came after the new lease's validity: then undecided
                 long validUntil = start + leases.get(i).toNanos();
-                if (now - validUntil >= 0) {
-                    throw errors.unavailable(
-                            "renew",
-                            null,
-                            "renewing " + what + ": the quorum renewed after " + NodeRound.millis(now - start)
-                                    + " ms, past the validity of the lease " + leases.get(i),
-                            null,
-                            null);
-                }
-                out.add(RenewResult.renewed(validUntil));
-            } else {
-                long gone = replies.count(v -> v.get(at) != 1);
+                out.add(now - validUntil < 0 ? RenewResult.renewed(validUntil) : null);
+            } else if (gone > n - quorum) {
                 boolean dataLost = replies.count(v -> v.get(at) == -1) == gone;
                 out.add(dataLost ? RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED) : RenewResult.notHeld());
+            } else {
+                out.add(null); // too few nodes answered for this grant: an outage for it alone, retried by the core
             }
         }
         return out;
