@@ -39,6 +39,9 @@ final class MemorySlot {
     @Nullable
     String forcedOwner;
 
+    /** How many times the grant was ended (released or forced out): a waiter compares it with what it last saw. */
+    long ends;
+
     boolean isHeld(long now) {
         return owner != null && now - expiresAt < 0;
     }
@@ -70,6 +73,7 @@ final class MemorySlot {
     void clear() {
         owner = null;
         grantor = null;
+        ends++;
         signalHead();
         changed.signal();
     }

@@ -142,6 +142,9 @@ public final class MemoryStore {
 
     // ---------------------------------------------------------------- operations
 
+    /** Per thread, the slot and its count of ends at this thread's last busy answer (the core waits on that thread). */
+    private final ThreadLocal<Seen> lastBusy = new ThreadLocal<>();
+
     AcquireResult tryAcquire(AcquireRequest req, MemoryBackend by) {
         checkAvailable(req.name());
         long start = time.nanoTime();
@@ -150,9 +153,14 @@ public final class MemoryStore {
         try {
             long now = time.nanoTime();
             if (s.isHeld(now)) {
-                return req.owner().equals(s.owner) ? s.currentGrant(req.name()) : s.busy(now);
+                if (req.owner().equals(s.owner)) {
+                    return s.currentGrant(req.name());
+                }
+                lastBusy.set(new Seen(s, s.ends));
+                return s.busy(now);
             }
             if (!s.queue.isEmpty() && req.fairness() != Fairness.NONE) {
+                lastBusy.set(new Seen(s, s.ends));
                 return Busy.UNKNOWN; // fair order: queued waiters go first
             }
             return s.grant(req, by, start, now);
@@ -215,13 +223,21 @@ public final class MemoryStore {
     boolean awaitChange(String lockName, Duration timeout) throws InterruptedException {
         checkAvailable(lockName);
         MemorySlot s = slot(lockName);
+        Seen seen = lastBusy.get();
+        lastBusy.remove();
         s.lock.lock();
         try {
+            if (seen != null && seen.slot() == s && seen.ends() != s.ends) {
+                return true; // ended between this thread's busy answer and its wait: the signal went to nobody
+            }
             return s.changed.awaitNanos(timeout.toNanos()) > 0;
         } finally {
             s.lock.unlock();
         }
     }
+
+    /** What a thread's last busy answer saw of a slot: awaitChange must not sleep through an end since then. */
+    private record Seen(MemorySlot slot, long ends) {}
 
     RenewResult renew(Grant grant, Duration lease) {
         checkAvailable(grant.name());
