@@ -145,15 +145,6 @@ public final class MemoryBackend implements LockBackend {
     }
 
     @Override
-    public java.util.List<RenewResult> renewAll(java.util.List<Grant> grants, java.util.List<Duration> leases) {
-        java.util.List<RenewResult> out = new java.util.ArrayList<>(grants.size());
-        for (int i = 0; i < grants.size(); i++) {
-            out.add(store.renew(grants.get(i), leases.get(i)));
-        }
-        return out;
-    }
-
-    @Override
     public boolean release(Grant grant) {
         return switch (grant.kind().type()) {
             case PERMITS -> store.semaphores().release(grant);

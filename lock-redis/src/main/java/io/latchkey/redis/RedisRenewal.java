@@ -90,13 +90,20 @@ final class RedisRenewal {
                 long validUntil = start + leases.get(i).toNanos();
                 out.add(now - validUntil < 0 ? RenewResult.renewed(validUntil) : null);
             } else if (gone > n - quorum) {
-                boolean dataLost = replies.count(v -> v.get(at) == -1) == gone;
-                out.add(dataLost ? RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED) : RenewResult.notHeld());
+                out.add(refused(gone, replies.count(v -> v.get(at) == -1)));
             } else {
                 out.add(null); // too few nodes answered for this grant: an outage for it alone, retried by the core
             }
         }
         return out;
+    }
+
+    /**
+     * A renewal too many nodes refused: not held, and reported as RENEWAL_FAILED when every refusal found the fence
+     * counter gone too (the store lost its data), so that a holder learns why.
+     */
+    private static RenewResult refused(long refusals, long withDataLost) {
+        return withDataLost == refusals ? RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED) : RenewResult.notHeld();
     }
 
     /** A node's reply to RENEW_MANY: one number per grant. */
@@ -150,8 +157,7 @@ final class RedisRenewal {
         }
         long gone = replies.count(v -> v != 1);
         if (gone > n - quorum) {
-            boolean dataLost = replies.count(v -> v == -1) == gone;
-            return dataLost ? RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED) : RenewResult.notHeld();
+            return refused(gone, replies.count(v -> v == -1));
         }
         throw errors.unavailable("renew", name, errors.summary(replies, quorum + " renewals needed"), replies);
     }
