@@ -49,6 +49,11 @@ final class NodeRound<T> {
             this.answered = answered;
         }
 
+        /** Replies gathered elsewhere (PipelinedRound); the arrays become the snapshot's. */
+        static <T> Replies<T> of(Object[] values, RuntimeException[] errors, boolean[] answered) {
+            return new Replies<>(values, errors, answered);
+        }
+
         int size() {
             return values.length;
         }

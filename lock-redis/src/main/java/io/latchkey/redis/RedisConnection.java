@@ -36,7 +36,9 @@ import redis.clients.jedis.UnifiedJedis;
  * from RedisTopologies); or on the application's clients (JedisPool or UnifiedJedis), which it never closes.
  *
  * Concurrency design. Immutable after construction and thread-safe: every call borrows its own pooled
- * connection per node (RedisNode); a round with more than one node runs on the shared executor (NodeRound).
+ * connection per node (RedisNode). A round with more than one node runs on the shared executor (NodeRound), except
+ * the rounds of acquire and release, which wait for every node anyway: those are pipelined on the caller's thread
+ * when every node lends pooled connections (PipelinedRound).
  */
 final class RedisConnection implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisConnection.class);
@@ -225,6 +227,25 @@ final class RedisConnection implements AutoCloseable {
     /** One round: {@code call} on each of {@code some} in parallel until all answered or the deadline passed. */
     <T> NodeRound.Replies<T> round(List<RedisNode> some, Function<RedisNode, T> call, long deadlineNanos) {
         return NodeRound.run(some, executor, call, deadlineNanos, r -> false);
+    }
+
+    /**
+     * One round of a script call that waits for every node: pipelined on the caller's thread when every node lends
+     * pooled connections (PipelinedRound), else on the executor (NodeRound).
+     */
+    <T> NodeRound.Replies<T> round(List<RedisNode> some, ScriptCall<T> call, long deadlineNanos) {
+        if (PipelinedRound.applies(some)) {
+            return PipelinedRound.run(some, call, deadlineNanos, executor);
+        }
+        NodeRound.Replies<T> replies = NodeRound.run(some, executor, call::on, deadlineNanos, r -> false);
+        for (int i = 0; i < replies.size(); i++) {
+            if (replies.ok(i)) {
+                some.get(i).answered(); // a node that failed answers again: its rounds may pipeline again
+            } else {
+                some.get(i).failed();
+            }
+        }
+        return replies;
     }
 
     /** As above, returning as soon as the replies are {@code enough} (see NodeRound). */

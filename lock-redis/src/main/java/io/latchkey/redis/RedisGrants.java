@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * Both wait for every node (at most the per-node timeout), so that no request of theirs is still in flight
  * when they return: an acquire overtaken by the next release on another connection would leave an orphan,
- * and a release still in flight would make the next acquire see a stale holder.
+ * and a release still in flight would make the next acquire see a stale holder. Waiting for every node anyway, both
+ * are pipelined on the caller's thread when the nodes lend pooled connections (PipelinedRound): no thread hop.
  *
  * Concurrency design. Stateless apart from final fields, so thread-safe; each round's replies are a snapshot
  * (NodeRound), so late replies never change a decision.
@@ -74,7 +74,8 @@ final class RedisGrants {
      * write-back, and the give-back of a failed attempt.
      */
     interface QuorumSteps {
-        AcquireReply acquire(RedisNode node);
+        /** The acquire (or downgrade) script call, the same on every node. */
+        ScriptCall<AcquireReply> acquire();
 
         /** Writes the quorum's token back to a node that granted a lower one; false if it no longer holds it. */
         boolean raise(RedisNode node, long token);
@@ -89,9 +90,9 @@ final class RedisGrants {
         byte[] ttlMs = bytes(storeTtlMillis(request.lease().toNanos()));
         return acquire("acquire", request, new QuorumSteps() {
             @Override
-            public AcquireReply acquire(RedisNode n) {
-                return AcquireReply.parse(
-                        n.eval(RedisScripts.ACQUIRE, 3, k.lock(), k.fence(), k.waiting(), owner, ttlMs));
+            public ScriptCall<AcquireReply> acquire() {
+                return new ScriptCall<>(
+                        RedisScripts.ACQUIRE, 3, AcquireReply::parse, k.lock(), k.fence(), k.waiting(), owner, ttlMs);
             }
 
             @Override
@@ -127,7 +128,7 @@ final class RedisGrants {
         long start = System.nanoTime();
         long validUntil = start + leaseNanos;
         NodeRound.Replies<AcquireReply> replies =
-                connection.round(connection.nodes(), steps::acquire, start + connection.timeoutNanos());
+                connection.round(connection.nodes(), steps.acquire(), start + connection.timeoutNanos());
         String failure;
         if (replies.count(AcquireReply::granted) >= quorum) {
             long token = Long.MIN_VALUE;
@@ -245,9 +246,10 @@ final class RedisGrants {
         byte[] token = bytes(grant.fencingToken());
         return release(
                 grant.name(),
-                node -> asLong(node.eval(
+                new ScriptCall<>(
                         RedisScripts.RELEASE,
                         4,
+                        RedisScripts::asLong,
                         k.lock(),
                         k.wake(),
                         k.waiting(),
@@ -255,14 +257,14 @@ final class RedisGrants {
                         owner,
                         RedisWaiting.WAKE_TTL_MS,
                         wakeMode,
-                        token)));
+                        token));
     }
 
     /**
      * {@code release} (1: released, else not held) on every node: true with a quorum of releases, false when so
      * many nodes did not hold it that no quorum could have, else an exception.
      */
-    boolean release(String name, Function<RedisNode, Long> release) {
+    boolean release(String name, ScriptCall<Long> release) {
         int quorum = connection.quorum();
         NodeRound.Replies<Long> replies =
                 connection.round(connection.nodes(), release, System.nanoTime() + connection.timeoutNanos());

@@ -47,6 +47,15 @@ final class RedisNode implements AutoCloseable {
 
     private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(WAIT_SLICE_MILLIS);
 
+    /** EVALSHA's key-count argument for the scripts' small counts, encoded once. */
+    private static final byte[][] KEY_COUNTS = new byte[10][];
+
+    static {
+        for (int i = 0; i < KEY_COUNTS.length; i++) {
+            KEY_COUNTS[i] = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+        }
+    }
+
     private final String address;
     /** Lends a connection wrapped in a Jedis whose close() gives it back; null for a plain UnifiedJedis. */
     private final Supplier<Jedis> borrow;
@@ -60,6 +69,9 @@ final class RedisNode implements AutoCloseable {
     private final Runnable warm;
 
     private final int timeoutMillis;
+
+    /** The last round's call to this node failed (see pipelines()); written only when it changes. */
+    private volatile boolean failedLately;
 
     private RedisNode(
             String address,
@@ -184,6 +196,106 @@ final class RedisNode implements AutoCloseable {
                 clear.run();
             }
         }
+    }
+
+    /**
+     * Whether a round may pipeline a call to this node on the caller's thread: it lends pooled connections, and its
+     * last call did not fail. A node that failed is asked on the executor (NodeRound) until it answers again, so that
+     * opening a connection to a frozen server, which a pipelined round would do on the caller's thread and which the
+     * round's deadline does not bound, never holds up the caller.
+     */
+    boolean pipelines() {
+        return borrow != null && !failedLately;
+    }
+
+    /** A round's call to this node failed or went unanswered: later rounds ask it on the executor. */
+    void failed() {
+        if (!failedLately) {
+            failedLately = true;
+        }
+    }
+
+    /** A round's call to this node was answered: rounds may pipeline again. */
+    void answered() {
+        if (failedLately) {
+            failedLately = false;
+        }
+    }
+
+    /**
+     * The first half of a pipelined call: borrows a connection and writes the script call to the socket without
+     * reading the reply. The caller must hand the connection to {@link #receive} (which gives it back).
+     */
+    Jedis send(ScriptCall<?> call) {
+        Jedis jedis = borrow.get();
+        try {
+            Connection connection = jedis.getConnection();
+            byte[][] args = new byte[call.params.length + 2][];
+            args[0] = call.script.sha;
+            args[1] = call.keyCount < KEY_COUNTS.length
+                    ? KEY_COUNTS[call.keyCount]
+                    : Integer.toString(call.keyCount).getBytes(StandardCharsets.US_ASCII);
+            System.arraycopy(call.params, 0, args, 2, call.params.length);
+            connection.sendCommand(Protocol.Command.EVALSHA, args);
+            connection.getMany(0); // flushes (Connection.flush() is not public) and reads nothing
+            return jedis;
+        } catch (RuntimeException e) {
+            jedis.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The second half: the reply to what {@link #send} wrote, waited for until {@code deadline} (System.nanoTime) and
+     * at most the socket timeout; NOSCRIPT is answered by EVAL of the text on the same connection. The caller gives the
+     * connection back (see {@link #giveBack}).
+     */
+    Object receive(Jedis jedis, ScriptCall<?> call, long deadline) {
+        Connection connection = jedis.getConnection();
+        int saved = connection.getSoTimeout();
+        long leftMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime() + 999_999));
+        // an earlier node's reply took part of the round's time (a millisecond's rounding aside)
+        boolean cut = saved == 0 || leftMillis < saved - 1;
+        if (cut) {
+            connection.setSoTimeout((int) Math.min(Integer.MAX_VALUE, leftMillis));
+        }
+        try {
+            return connection.getOne();
+        } catch (JedisNoScriptException e) {
+            return jedis.eval(call.script.body, call.keyCount, call.params);
+        } finally {
+            if (cut && !connection.isBroken()) {
+                connection.setSoTimeout(saved);
+            }
+        }
+    }
+
+    /**
+     * Gives a pipelined call's connection back to the pool. A broken one (a timeout) is handed to {@code background}:
+     * the pool replaces a connection it drops by opening another at once, which against a frozen server blocks for the
+     * socket timeout.
+     */
+    static void giveBack(Jedis jedis, java.util.concurrent.Executor background) {
+        if (jedis.getConnection().isBroken()) {
+            try {
+                background.execute(jedis::close);
+                return;
+            } catch (java.util.concurrent.RejectedExecutionException closing) { // NOPMD: closed here instead
+            }
+        }
+        jedis.close();
+    }
+
+    /**
+     * Whether a pipelined call that failed with {@code e} should be sent again (by {@link #eval}): a pooled connection
+     * that broke while idle, not a timeout or an unreachable server. Drops the pool's idle connections if so.
+     */
+    boolean staleConnection(RuntimeException e) {
+        if (e instanceof JedisConnectionException && !isTimeout(e) && wasConnected(e)) {
+            clear.run();
+            return true;
+        }
+        return false;
     }
 
     /**

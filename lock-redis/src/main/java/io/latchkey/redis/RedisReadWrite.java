@@ -13,7 +13,6 @@ import io.latchkey.spi.RenewResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Function;
 
 /*
  * Read-write locks: one script per operation (ReadWriteScripts), so acquire + release is two round trips on one
@@ -72,9 +71,10 @@ final class RedisReadWrite {
                         k,
                         owner,
                         side,
-                        n -> n.eval(
+                        new ScriptCall<>(
                                 ReadWriteScripts.ACQUIRE,
                                 4,
+                                RedisReadWrite::acquireReply,
                                 k.state(),
                                 k.readers(),
                                 k.intents(),
@@ -121,9 +121,10 @@ final class RedisReadWrite {
                         k,
                         reader,
                         READ,
-                        n -> n.eval(
+                        new ScriptCall<>(
                                 ReadWriteScripts.DOWNGRADE,
                                 5,
+                                RedisReadWrite::acquireReply,
                                 k.state(),
                                 k.readers(),
                                 k.intents(),
@@ -165,14 +166,11 @@ final class RedisReadWrite {
 
     /** A quorum acquisition whose per-node step is {@code acquire} (a reply {1, token} or {0}). */
     private RedisGrants.QuorumSteps steps(
-            RedisKeys.ReadWriteKeys k, byte[] owner, byte[] side, Function<RedisNode, Object> acquire) {
+            RedisKeys.ReadWriteKeys k, byte[] owner, byte[] side, ScriptCall<AcquireReply> acquire) {
         return new RedisGrants.QuorumSteps() {
             @Override
-            public AcquireReply acquire(RedisNode node) {
-                List<?> reply = (List<?>) acquire.apply(node);
-                return asLong(reply.get(0)) == 1
-                        ? new AcquireReply(true, asLong(reply.get(1)), -1, null)
-                        : new AcquireReply(false, -1, -1, null);
+            public ScriptCall<AcquireReply> acquire() {
+                return acquire;
             }
 
             @Override
@@ -191,16 +189,24 @@ final class RedisReadWrite {
 
             @Override
             public void giveBack(RedisNode node) {
-                long unused = releaseOn(k, owner, ANY_TOKEN, side).apply(node); // 0 if it held nothing there
+                long unused = releaseOn(k, owner, ANY_TOKEN, side).on(node); // 0 if it held nothing there
             }
         };
     }
 
-    private Function<RedisNode, Long> releaseOn(RedisKeys.ReadWriteKeys k, byte[] owner, byte[] token, byte[] side) {
-        byte[] wakeMode = waiting.releaseWakeMode();
-        return n -> asLong(n.eval(
+    /** A read-write acquire script's reply: {1, token} or {0}. */
+    private static AcquireReply acquireReply(Object reply) {
+        List<?> r = (List<?>) reply;
+        return asLong(r.get(0)) == 1
+                ? new AcquireReply(true, asLong(r.get(1)), -1, null)
+                : new AcquireReply(false, -1, -1, null);
+    }
+
+    private ScriptCall<Long> releaseOn(RedisKeys.ReadWriteKeys k, byte[] owner, byte[] token, byte[] side) {
+        return new ScriptCall<>(
                 ReadWriteScripts.RELEASE,
                 5,
+                RedisScripts::asLong,
                 k.state(),
                 k.readers(),
                 k.intents(),
@@ -210,6 +216,6 @@ final class RedisReadWrite {
                 token,
                 side,
                 RedisWaiting.WAKE_TTL_MS,
-                wakeMode));
+                waiting.releaseWakeMode());
     }
 }

@@ -1,0 +1,33 @@
+package io.latchkey.redis;
+
+import java.util.function.Function;
+
+/*
+ * One script call of a round, the same on every node: the script, its keys and arguments, and how its reply is read.
+ * A round whose every node lends pooled connections pipelines it (PipelinedRound: written to all nodes before any
+ * reply is read, on the caller's thread); any other round runs it through on(node) on the executor (NodeRound).
+ * Immutable (the caller does not change the parameter arrays after building it).
+ */
+final class ScriptCall<T> {
+    final LuaScript script;
+    final int keyCount;
+    final byte[][] params;
+    private final Function<Object, T> parse;
+
+    ScriptCall(LuaScript script, int keyCount, Function<Object, T> parse, byte[]... params) {
+        this.script = script;
+        this.keyCount = keyCount;
+        this.params = params;
+        this.parse = parse;
+    }
+
+    /** Runs the call on {@code node} and reads its reply. */
+    T on(RedisNode node) {
+        return parse(node.eval(script, keyCount, params));
+    }
+
+    /** Reads a node's reply to this call. */
+    T parse(Object reply) {
+        return parse.apply(reply);
+    }
+}
