@@ -49,6 +49,15 @@ final class NodeRound<T> {
             this.answered = answered;
         }
 
+        private static final boolean[] ANSWERED_ONE = {true};
+        private static final RuntimeException[] NO_ERROR_ONE = new RuntimeException[1];
+
+        /** The reply of a round on one node: its value or its error (the arrays are never written after this). */
+        static <T> Replies<T> one(Object value, RuntimeException error) {
+            return new Replies<>(
+                    new Object[] {value}, error == null ? NO_ERROR_ONE : new RuntimeException[] {error}, ANSWERED_ONE);
+        }
+
         /** Replies gathered elsewhere (PipelinedRound); the arrays become the snapshot's. */
         static <T> Replies<T> of(Object[] values, RuntimeException[] errors, boolean[] answered) {
             return new Replies<>(values, errors, answered);
@@ -109,14 +118,11 @@ final class NodeRound<T> {
             Predicate<Replies<T>> enough) {
         int n = nodes.size();
         if (n == 1) {
-            Object[] v = new Object[1];
-            RuntimeException[] e = new RuntimeException[1];
             try {
-                v[0] = call.apply(nodes.get(0));
-            } catch (RuntimeException ex) {
-                e[0] = ex;
+                return Replies.one(call.apply(nodes.get(0)), null);
+            } catch (RuntimeException e) {
+                return Replies.one(null, e);
             }
-            return new Replies<>(v, e, new boolean[] {true});
         }
         NodeRound<T> round = new NodeRound<>(n);
         for (int i = 0; i < n; i++) {

@@ -234,6 +234,13 @@ final class RedisConnection implements AutoCloseable {
      * pooled connections (PipelinedRound), else on the executor (NodeRound).
      */
     <T> NodeRound.Replies<T> round(List<RedisNode> some, ScriptCall<T> call, long deadlineNanos) {
+        if (some.size() == 1) { // on the caller's thread, as NodeRound runs one node, without a Function for it
+            try {
+                return NodeRound.Replies.one(call.on(some.get(0)), null);
+            } catch (RuntimeException e) {
+                return NodeRound.Replies.one(null, e);
+            }
+        }
         if (PipelinedRound.applies(some)) {
             return PipelinedRound.run(some, call, deadlineNanos, executor);
         }

@@ -69,6 +69,23 @@ final class RedisGrants {
         return Math.max(1, (long) Math.ceil(ttl / 1_000_000.0));
     }
 
+    /** A lease and its store TTL in ASCII: most clients use one lease, so the last is kept (never mutated). */
+    private record TtlBytes(long leaseNanos, byte[] ttl) {}
+
+    private volatile TtlBytes lastTtl = new TtlBytes(-1, new byte[0]);
+
+    /** {@link #storeTtlMillis} as the script argument, without encoding it again for the lease used last. */
+    byte[] storeTtlArgument(Duration lease) {
+        long leaseNanos = lease.toNanos();
+        TtlBytes last = lastTtl;
+        if (last.leaseNanos() == leaseNanos) {
+            return last.ttl();
+        }
+        byte[] ttl = bytes(storeTtlMillis(leaseNanos));
+        lastTtl = new TtlBytes(leaseNanos, ttl);
+        return ttl;
+    }
+
     /**
      * The scripts one primitive sends in a quorum acquisition: its acquire (or downgrade) script, the fence
      * write-back, and the give-back of a failed attempt.
@@ -82,12 +99,17 @@ final class RedisGrants {
 
         /** Gives back what the attempt may hold on the node (by owner: its token there may be unknown). */
         void giveBack(RedisNode node);
+
+        /** What the grant carries for its later calls (Grant.state()), given its token; null for nothing. */
+        default Object grantState(long token) {
+            return null;
+        }
     }
 
     AcquireResult tryAcquire(AcquireRequest request) {
         RedisKeys.NameKeys k = keys.of(request.name());
         byte[] owner = utf8(request.owner());
-        byte[] ttlMs = bytes(storeTtlMillis(request.lease().toNanos()));
+        byte[] ttlMs = storeTtlArgument(request.lease());
         return acquire("acquire", request, new QuorumSteps() {
             @Override
             public ScriptCall<AcquireReply> acquire() {
@@ -98,6 +120,11 @@ final class RedisGrants {
             @Override
             public boolean raise(RedisNode n, long token) {
                 return asLong(n.eval(RedisScripts.RAISE_FENCE, 2, k.lock(), k.fence(), owner, bytes(token))) == 1;
+            }
+
+            @Override
+            public GrantBytes grantState(long token) {
+                return new GrantBytes(keys, k, owner, bytes(token));
             }
 
             @Override
@@ -139,7 +166,7 @@ final class RedisGrants {
             }
             failure = raiseFence(steps, token, replies);
             if (failure == null && System.nanoTime() - validUntil < 0) {
-                return new Grant(name, request.owner(), token, validUntil, null, request.kind());
+                return new Grant(name, request.owner(), token, validUntil, steps.grantState(token), request.kind());
             }
             if (failure == null) {
                 failure = "the quorum was reached after " + NodeRound.millis(System.nanoTime() - start)
@@ -240,10 +267,9 @@ final class RedisGrants {
 
     /** Compare-and-delete on every node (waking one waiter); true with a quorum of releases. */
     boolean release(Grant grant) {
-        RedisKeys.NameKeys k = keys.of(grant.name());
-        byte[] owner = utf8(grant.owner());
+        GrantBytes b = GrantBytes.of(grant, keys);
+        RedisKeys.NameKeys k = b.keys;
         byte[] wakeMode = waiting.releaseWakeMode();
-        byte[] token = bytes(grant.fencingToken());
         return release(
                 grant.name(),
                 new ScriptCall<>(
@@ -254,10 +280,10 @@ final class RedisGrants {
                         k.wake(),
                         k.waiting(),
                         k.fence(),
-                        owner,
+                        b.owner,
                         RedisWaiting.WAKE_TTL_MS,
                         wakeMode,
-                        token));
+                        b.token));
     }
 
     /**

@@ -76,22 +76,60 @@ final class RedisKeys {
     private byte[] tag(String name) {
         byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
         byte[] tag = new byte[prefixAndBrace.length + utf8.length * 2];
-        System.arraycopy(prefixAndBrace, 0, tag, 0, prefixAndBrace.length);
-        int at = prefixAndBrace.length;
-        for (byte b : utf8) {
-            tag[at++] = HEX[(b >> 4) & 0xF];
-            tag[at++] = HEX[b & 0xF];
-        }
+        writeTag(utf8, tag);
         return tag;
     }
 
+    /** Writes prefix + "{" + the name's bytes in hex into the start of {@code into}; returns where it ends. */
+    private int writeTag(byte[] utf8, byte[] into) {
+        System.arraycopy(prefixAndBrace, 0, into, 0, prefixAndBrace.length);
+        int at = prefixAndBrace.length;
+        for (byte b : utf8) {
+            into[at++] = HEX[(b >> 4) & 0xF];
+            into[at++] = HEX[b & 0xF];
+        }
+        return at;
+    }
+
+    /**
+     * The keys of one name. The keys of recently used names are kept in a small direct-mapped cache (a name's slot
+     * holds the last name that hashed there), so a lock taken again and again builds its four keys once; a name that
+     * misses costs one slot write. The entries are immutable, so a racy slot read sees either a whole entry or
+     * another name's (then the keys are built again), never a torn one.
+     */
     NameKeys of(String name) {
-        byte[] tag = tag(name);
-        return new NameKeys(
-                concat(tag, LOCK_SUFFIX),
-                concat(tag, FENCE_SUFFIX),
-                concat(tag, WAKE_SUFFIX),
-                concat(tag, WAITING_SUFFIX));
+        int slot = name.hashCode() & (CACHED_NAMES - 1);
+        CachedKeys cached = cache[slot];
+        if (cached != null && cached.name.equals(name)) {
+            return cached.keys;
+        }
+        byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
+        NameKeys keys = new NameKeys(
+                key(utf8, LOCK_SUFFIX), key(utf8, FENCE_SUFFIX), key(utf8, WAKE_SUFFIX), key(utf8, WAITING_SUFFIX));
+        cache[slot] = new CachedKeys(name, keys);
+        return keys;
+    }
+
+    /** Slots of the name cache: at most this many names' keys (a few hundred bytes each) are kept. */
+    private static final int CACHED_NAMES = 256;
+
+    private final CachedKeys[] cache = new CachedKeys[CACHED_NAMES];
+
+    private static final class CachedKeys {
+        final String name;
+        final NameKeys keys;
+
+        CachedKeys(String name, NameKeys keys) {
+            this.name = name;
+            this.keys = keys;
+        }
+    }
+
+    private byte[] key(byte[] utf8, byte[] suffix) {
+        byte[] key = new byte[prefixAndBrace.length + utf8.length * 2 + suffix.length];
+        int at = writeTag(utf8, key);
+        System.arraycopy(suffix, 0, key, at, suffix.length);
+        return key;
     }
 
     /** A SCAN MATCH pattern for the lock keys of every name starting with {@code namePrefix}. */

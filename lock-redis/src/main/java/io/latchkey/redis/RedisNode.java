@@ -183,7 +183,9 @@ final class RedisNode implements AutoCloseable {
         for (int attempt = 0; ; attempt++) {
             try (Jedis jedis = borrow.get()) {
                 try {
-                    return jedis.evalsha(script.sha, keyCount, params);
+                    Connection connection = jedis.getConnection();
+                    connection.sendCommand(Protocol.Command.EVALSHA, evalshaArguments(script, keyCount, params));
+                    return connection.getOne();
                 } catch (JedisNoScriptException e) {
                     return jedis.eval(script.body, keyCount, params);
                 }
@@ -196,6 +198,20 @@ final class RedisNode implements AutoCloseable {
                 clear.run();
             }
         }
+    }
+
+    /**
+     * EVALSHA's arguments: the script's SHA, the key count, the keys and arguments. Sent through the connection (not
+     * Jedis.evalsha, whose command object and reply builder add to every call's allocation).
+     */
+    private static byte[][] evalshaArguments(LuaScript script, int keyCount, byte[][] params) {
+        byte[][] args = new byte[params.length + 2][];
+        args[0] = script.sha;
+        args[1] = keyCount < KEY_COUNTS.length
+                ? KEY_COUNTS[keyCount]
+                : Integer.toString(keyCount).getBytes(StandardCharsets.US_ASCII);
+        System.arraycopy(params, 0, args, 2, params.length);
+        return args;
     }
 
     /**
@@ -230,13 +246,7 @@ final class RedisNode implements AutoCloseable {
         Jedis jedis = borrow.get();
         try {
             Connection connection = jedis.getConnection();
-            byte[][] args = new byte[call.params.length + 2][];
-            args[0] = call.script.sha;
-            args[1] = call.keyCount < KEY_COUNTS.length
-                    ? KEY_COUNTS[call.keyCount]
-                    : Integer.toString(call.keyCount).getBytes(StandardCharsets.US_ASCII);
-            System.arraycopy(call.params, 0, args, 2, call.params.length);
-            connection.sendCommand(Protocol.Command.EVALSHA, args);
+            connection.sendCommand(Protocol.Command.EVALSHA, evalshaArguments(call.script, call.keyCount, call.params));
             connection.getMany(0); // flushes (Connection.flush() is not public) and reads nothing
             return jedis;
         } catch (RuntimeException e) {

@@ -62,7 +62,7 @@ final class RedisReadWrite {
     AcquireResult tryAcquire(AcquireRequest request) {
         RedisKeys.ReadWriteKeys k = keys.readWrite(request.name());
         byte[] owner = utf8(request.owner());
-        byte[] ttl = bytes(grants.storeTtlMillis(request.lease().toNanos()));
+        byte[] ttl = grants.storeTtlArgument(request.lease());
         byte[] side = side(request.kind());
         return grants.acquire(
                 "acquire",
@@ -88,7 +88,7 @@ final class RedisReadWrite {
         RedisKeys.ReadWriteKeys k = keys.readWrite(grant.name());
         byte[] owner = utf8(grant.owner());
         byte[] token = bytes(grant.fencingToken());
-        byte[] ttl = bytes(grants.storeTtlMillis(lease.toNanos()));
+        byte[] ttl = grants.storeTtlArgument(lease);
         byte[] side = side(grant.kind());
         return renewal.renew(
                 grant.name(),
@@ -113,7 +113,7 @@ final class RedisReadWrite {
         byte[] writer = utf8(write.owner());
         byte[] writeToken = bytes(write.fencingToken());
         byte[] reader = utf8(read.owner());
-        byte[] ttl = bytes(grants.storeTtlMillis(read.lease().toNanos()));
+        byte[] ttl = grants.storeTtlArgument(read.lease());
         AcquireResult r = grants.acquire(
                 "downgrade",
                 read,

@@ -34,14 +34,13 @@ final class RedisRenewal {
     }
 
     RenewResult renew(Grant grant, Duration lease) {
-        RedisKeys.NameKeys k = keys.of(grant.name());
-        byte[] owner = utf8(grant.owner());
-        byte[] ttlMs = bytes(grants.storeTtlMillis(lease.toNanos()));
+        GrantBytes b = GrantBytes.of(grant, keys);
+        byte[] ttlMs = grants.storeTtlArgument(lease);
         return renew(
                 grant.name(),
                 lease,
                 node -> asLong(
-                        node.eval(RedisScripts.RENEW, 2, k.lock(), k.fence(), owner, ttlMs, bytes(grant.fencingToken()))));
+                        node.eval(RedisScripts.RENEW, 2, b.keys.lock(), b.keys.fence(), b.owner, ttlMs, b.token)));
     }
 
     /**
@@ -56,12 +55,12 @@ final class RedisRenewal {
         byte[][] params = new byte[5 * size][];
         for (int i = 0; i < size; i++) {
             Grant g = batch.get(i);
-            RedisKeys.NameKeys k = keys.of(g.name());
-            params[2 * i] = k.lock();
-            params[2 * i + 1] = k.fence();
-            params[2 * size + 3 * i] = utf8(g.owner());
-            params[2 * size + 3 * i + 1] = bytes(grants.storeTtlMillis(leases.get(i).toNanos()));
-            params[2 * size + 3 * i + 2] = bytes(g.fencingToken());
+            GrantBytes b = GrantBytes.of(g, keys);
+            params[2 * i] = b.keys.lock();
+            params[2 * i + 1] = b.keys.fence();
+            params[2 * size + 3 * i] = b.owner;
+            params[2 * size + 3 * i + 1] = grants.storeTtlArgument(leases.get(i));
+            params[2 * size + 3 * i + 2] = b.token;
         }
         int n = connection.nodes().size();
         int quorum = connection.quorum();

@@ -54,7 +54,7 @@ final class RedisSemaphores {
                 k.expiries(),
                 k.waiting(),
                 utf8(request.owner()),
-                bytes(grants.storeTtlMillis(request.lease().toNanos())),
+                grants.storeTtlArgument(request.lease()),
                 bytes(kind.permits()),
                 bytes(kind.limit()));
         long status = asLong(reply.get(0));
@@ -86,7 +86,7 @@ final class RedisSemaphores {
                 k.expiries(),
                 utf8(grant.owner()),
                 bytes(grant.fencingToken()),
-                bytes(grants.storeTtlMillis(lease.toNanos()))));
+                grants.storeTtlArgument(lease)));
         return renewed == 1 ? RenewResult.renewed(start + lease.toNanos()) : RenewResult.notHeld();
     }
 

@@ -71,4 +71,46 @@ class RedisKeysTest {
         assertThat(keys.lockPattern("ab")).isEqualTo("latchkey:{6162*}:lock");
         assertThat(new RedisKeys("app*[1]?:").lockPattern("")).isEqualTo("app\\*\\[1\\]\\?:{*}:lock");
     }
+
+    /** The name cache: a name's keys are built once, and names that share a slot never get each other's keys. */
+    @Test
+    void cachedKeysAreTheNamesOwnEvenWhenNamesShareASlot() {
+        assertThat(keys.of("cached")).isSameAs(keys.of("cached"));
+        // "Aa" and "BB" have the same hashCode, so the same slot: each evicts the other and gets its own keys
+        assertThat("Aa".hashCode()).isEqualTo("BB".hashCode());
+        for (int round = 0; round < 3; round++) {
+            for (String name : List.of("Aa", "BB")) {
+                RedisKeys.NameKeys k = keys.of(name);
+                RedisKeys.NameKeys fresh = new RedisKeys("latchkey:").of(name);
+                assertThat(new String(k.lock(), StandardCharsets.UTF_8))
+                        .isEqualTo(new String(fresh.lock(), StandardCharsets.UTF_8))
+                        .isEqualTo("latchkey:{" + hex(name) + "}:lock");
+                assertThat(k.fence()).isEqualTo(fresh.fence());
+                assertThat(k.wake()).isEqualTo(fresh.wake());
+                assertThat(k.waiting()).isEqualTo(fresh.waiting());
+            }
+        }
+    }
+
+    /** A grant carries its encoded keys; one made under another key prefix is encoded again, not trusted. */
+    @Test
+    void grantBytesAreReusedOnlyByTheKeysThatMadeThem() {
+        RedisKeys other = new RedisKeys("elsewhere:");
+        io.latchkey.spi.Grant g = new io.latchkey.spi.Grant(
+                "n", "owner-1", 42, 0, new GrantBytes(keys, keys.of("n"), new byte[] {1}, new byte[] {2}));
+        assertThat(GrantBytes.of(g, keys)).isSameAs(g.state());
+        GrantBytes again = GrantBytes.of(g, other);
+        assertThat(new String(again.keys.lock(), StandardCharsets.UTF_8)).isEqualTo("elsewhere:{6e}:lock");
+        assertThat(new String(again.owner, StandardCharsets.UTF_8)).isEqualTo("owner-1");
+        assertThat(new String(again.token, StandardCharsets.UTF_8)).isEqualTo("42");
+        assertThat(g.toString()).doesNotContain("[B@");
+    }
+
+    private static String hex(String name) {
+        StringBuilder sb = new StringBuilder();
+        for (byte b : name.getBytes(StandardCharsets.UTF_8)) {
+            sb.append(String.format("%02x", b));
+        }
+        return sb.toString();
+    }
 }

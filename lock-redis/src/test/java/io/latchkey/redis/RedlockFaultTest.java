@@ -76,6 +76,34 @@ class RedlockFaultTest {
     }
 
     /**
+     * Acquire and release are pipelined over pooled connections. A node restarted while its connections sat idle breaks
+     * them; the round must send again on a fresh connection, so that the restarted node counts toward the quorum at
+     * once instead of failing (and being asked through the executor) until its next call.
+     */
+    @Test
+    @DisplayName("a node restarted under idle pooled connections still grants in the next pipelined round")
+    void restartedNode_pipelinedRoundSendsAgainOnAFreshConnection() throws Exception {
+        LockClient client = newClient();
+        String name = uniqueName("restarted");
+        DistributedLock lock = client.lock(name, LockOptions.builder().lease(Duration.ofSeconds(10)).build());
+        lock.tryAcquire().orElseThrow().release(); // pooled connections to every node are open and idle now
+        servers.get(1).requireFaultInjection().restart();
+        LockHandle h = lock.tryAcquire().orElseThrow();
+        try {
+            byte[] key = new RedisKeys("latchkey:").of(name).lock();
+            for (int i = 0; i < servers.size(); i++) {
+                try (Jedis j = new Jedis(servers.get(i).endpoint().host(), servers.get(i).endpoint().port())) {
+                    assertThat(j.exists(key))
+                            .as("node %d holds the grant made just after node 1 restarted", i)
+                            .isTrue();
+                }
+            }
+        } finally {
+            h.release();
+        }
+    }
+
+    /**
      * Batched renewal on Redlock decides each grant on its own: a lock one node does not have (as if that node missed
      * its acquisition) cannot reach a quorum once another node dies, so it alone is lost when its validity ends;
      * the locks renewed with it in the same batches stay held. Were the batch judged as a whole, one such lock would
