@@ -310,7 +310,7 @@ public final class CoreLockClient implements LockClient {
     void register(HeldLock h) {
         active.put(h.key, h);
         // a loss the store reported before this grant was registered (see LossSink)
-        EarlyLoss early = earlyLosses.remove(h.name() + '\u0000' + h.grant.owner());
+        EarlyLoss early = earlyLosses.isEmpty() ? null : earlyLosses.remove(h.name() + '\u0000' + h.grant.owner());
         if (early != null) {
             h.markLost(early.reason, early.detail, early.cause);
         }

@@ -18,26 +18,29 @@ import java.util.concurrent.TimeUnit;
 final class LocalGates {
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
 
-    static final class Gate {
-        final String name;
-        final Semaphore permit = new Semaphore(1, true);
-        int users; // guarded by the map's bin lock (only touched inside compute)
+    /** A name's gate: a fair semaphore of one permit (the gate is its own semaphore, one object fewer per use). */
+    static final class Gate extends Semaphore {
+        private static final long serialVersionUID = 1L;
+
+        final transient String name;
+        transient int users; // guarded by the map's bin lock (only touched inside compute)
 
         Gate(String name) {
+            super(1, true);
             this.name = name;
         }
 
         /** Takes the permit in FIFO order, waiting up to the given time (0: only if free and nobody queued). */
         boolean tryEnter(long nanos) throws InterruptedException {
-            return permit.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+            return tryAcquire(nanos, TimeUnit.NANOSECONDS);
         }
 
         void leave() {
-            permit.release();
+            release();
         }
 
         int queued() {
-            return permit.getQueueLength();
+            return getQueueLength();
         }
     }
 

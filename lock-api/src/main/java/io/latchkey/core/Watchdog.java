@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  *   asked for does the same before it reaches the user.
  */
 @NullMarked
-final class Watchdog {
+final class Watchdog implements Runnable {
     // HeldLock's logger, as before the watchdog had a class of its own: users' logging configurations name it
     private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
 
@@ -66,9 +66,8 @@ final class Watchdog {
         this.time = client.time;
         this.startNanos = startNanos;
         this.validUntilNanos = held.grant.validUntilNanos();
-        this.maxHoldEndNanos = options.maxHold()
-                .map(d -> Deadlines.saturatedAdd(startNanos, d.toNanos()))
-                .orElse(Long.MAX_VALUE);
+        Duration maxHold = options.maxHold().orElse(null); // no lambda: a watchdog is made per acquisition
+        this.maxHoldEndNanos = maxHold == null ? Long.MAX_VALUE : Deadlines.saturatedAdd(startNanos, maxHold.toNanos());
         long lease = options.lease().toNanos();
         // report a failed renewal this long before validity ends: a timer thread on a loaded machine runs late
         this.guardNanos =
@@ -318,7 +317,7 @@ final class Watchdog {
         }
         long delay = Math.max(0, next - time.nanoTime());
         try {
-            timer = client.executors.scheduler.schedule(this::onTimer, delay);
+            timer = client.executors.scheduler.schedule(this, delay); // run() is the timer task
         } catch (RejectedExecutionException closing) {
             timer = null; // the client is closing and will end this grant itself
         }
@@ -338,8 +337,12 @@ final class Watchdog {
         }
     }
 
-    /** Runs on the scheduler thread: decides, never does I/O; whatever it throws ends the grant at once. */
-    private void onTimer() {
+    /**
+     * The timer task (the watchdog is its own, so arming the timer allocates no task): runs on the scheduler thread,
+     * decides, never does I/O; whatever it throws ends the grant at once.
+     */
+    @Override
+    public void run() {
         try {
             checkDeadlines();
         } catch (Throwable e) { // NOPMD: a timer task that fails must not leave the grant unwatched
