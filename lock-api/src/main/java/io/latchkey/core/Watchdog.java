@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  *   asked for does the same before it reaches the user.
  */
 @NullMarked
-final class Watchdog implements Runnable {
+final class Watchdog {
     // HeldLock's logger, as before the watchdog had a class of its own: users' logging configurations name it
     private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
 
@@ -317,7 +317,7 @@ final class Watchdog implements Runnable {
         }
         long delay = Math.max(0, next - time.nanoTime());
         try {
-            timer = client.executors.scheduler.schedule(this, delay); // run() is the timer task
+            timer = client.executors.scheduler.schedule(this::onTimer, delay);
         } catch (RejectedExecutionException closing) {
             timer = null; // the client is closing and will end this grant itself
         }
@@ -337,12 +337,8 @@ final class Watchdog implements Runnable {
         }
     }
 
-    /**
-     * The timer task (the watchdog is its own, so arming the timer allocates no task): runs on the scheduler thread,
-     * decides, never does I/O; whatever it throws ends the grant at once.
-     */
-    @Override
-    public void run() {
+    /** Runs on the scheduler thread: decides, never does I/O; whatever it throws ends the grant at once. */
+    private void onTimer() {
         try {
             checkDeadlines();
         } catch (Throwable e) { // NOPMD: a timer task that fails must not leave the grant unwatched

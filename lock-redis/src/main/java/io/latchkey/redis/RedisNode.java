@@ -204,7 +204,7 @@ final class RedisNode implements AutoCloseable {
      * EVALSHA's arguments: the script's SHA, the key count, the keys and arguments. Sent through the connection (not
      * Jedis.evalsha, whose command object and reply builder add to every call's allocation).
      */
-    private static byte[][] evalshaArguments(LuaScript script, int keyCount, byte[][] params) {
+    static byte[][] evalshaArguments(LuaScript script, int keyCount, byte[][] params) {
         byte[][] args = new byte[params.length + 2][];
         args[0] = script.sha;
         args[1] = keyCount < KEY_COUNTS.length
@@ -246,7 +246,7 @@ final class RedisNode implements AutoCloseable {
         Jedis jedis = borrow.get();
         try {
             Connection connection = jedis.getConnection();
-            connection.sendCommand(Protocol.Command.EVALSHA, evalshaArguments(call.script, call.keyCount, call.params));
+            connection.sendCommand(Protocol.Command.EVALSHA, call.evalshaArguments());
             connection.getMany(0); // flushes (Connection.flush() is not public) and reads nothing
             return jedis;
         } catch (RuntimeException e) {

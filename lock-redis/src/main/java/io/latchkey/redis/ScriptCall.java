@@ -6,13 +6,16 @@ import java.util.function.Function;
  * One script call of a round, the same on every node: the script, its keys and arguments, and how its reply is read.
  * A round whose every node lends pooled connections pipelines it (PipelinedRound: written to all nodes before any
  * reply is read, on the caller's thread); any other round runs it through on(node) on the executor (NodeRound).
- * Immutable (the caller does not change the parameter arrays after building it).
+ * Immutable apart from the EVALSHA arguments it builds once, on the thread that sends the round (the caller does not
+ * change the parameter arrays after building it).
  */
 final class ScriptCall<T> {
     final LuaScript script;
     final int keyCount;
     final byte[][] params;
     private final Function<Object, T> parse;
+    /** EVALSHA's arguments, built once for every node of a pipelined round (the connection copies them). */
+    private byte[][] evalshaArguments;
 
     ScriptCall(LuaScript script, int keyCount, Function<Object, T> parse, byte[]... params) {
         this.script = script;
@@ -24,6 +27,16 @@ final class ScriptCall<T> {
     /** Runs the call on {@code node} and reads its reply. */
     T on(RedisNode node) {
         return parse(node.eval(script, keyCount, params));
+    }
+
+    /** EVALSHA's arguments for this call; built on first use by the caller's thread, which alone sends a round. */
+    byte[][] evalshaArguments() {
+        byte[][] args = evalshaArguments;
+        if (args == null) {
+            args = RedisNode.evalshaArguments(script, keyCount, params);
+            evalshaArguments = args;
+        }
+        return args;
     }
 
     /** Reads a node's reply to this call. */
