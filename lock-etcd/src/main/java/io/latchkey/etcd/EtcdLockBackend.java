@@ -2,12 +2,10 @@ package io.latchkey.etcd;
 
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
-import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
-import io.etcd.jetcd.options.GetOption;
 import io.latchkey.BackendUnavailableException;
 import io.latchkey.Capability;
 import io.latchkey.LockInfo;
@@ -73,8 +71,6 @@ public final class EtcdLockBackend implements LockBackend {
             Capability.LISTING,
             Capability.READ_WRITE,
             Capability.SEMAPHORE);
-    private static final GetOption KEY_ONLY =
-            GetOption.builder().withKeysOnly(true).build();
 
     private final Client client;
     private final boolean ownsClient;
@@ -84,6 +80,7 @@ public final class EtcdLockBackend implements LockBackend {
     private final LockKeys keys;
     private final EtcdCalls calls;
     private final EtcdRenewal keeper;
+    private final KeyRenewal renewal;
     private final Orphans orphans;
     private final Contention contention;
     private final SharedContention shared;
@@ -104,6 +101,7 @@ public final class EtcdLockBackend implements LockBackend {
                 client.getLeaseClient(), settings.leaseTtlSeconds(), calls, dead -> orphans.forgetLease(dead.id));
         this.contention =
                 new Contention(kv, client.getWatchClient(), keys, keeper, orphans, calls, settings.waitRecheck());
+        this.renewal = new KeyRenewal(kv, calls, contention, keeper);
         this.shared = new SharedContention(
                 kv, client.getWatchClient(), keys, keeper, orphans, calls, contention, settings.waitRecheck());
         this.listing = new EtcdListing(kv, client.getLeaseClient(), keys, calls, description);
@@ -270,31 +268,26 @@ public final class EtcdLockBackend implements LockBackend {
     @Override
     public RenewResult renew(Grant grant, Duration lease) {
         HeldKey h = held(grant);
-        long start = System.nanoTime();
-        if (h.session() != null && !h.session().alive()) {
-            return RenewResult.notHeld(LockLoss.Reason.SESSION_LOST);
+        if (h.session() == null || h.session().alive()) {
+            checkOpen(grant.name());
         }
-        checkOpen(grant.name());
-        GetResponse r = calls.await(kv.get(h.key(), KEY_ONLY), "renewing", grant.name());
-        boolean held = !r.getKvs().isEmpty() && r.getKvs().get(0).getCreateRevision() == h.revision();
-        if (held && h.session() == null) {
-            // a key of another client's lease, which nobody may keep alive: valid as long as etcd says it lives
-            return RenewResult.renewed(
-                    contention.foreignValidUntil(r.getKvs().get(0).getLease(), start, lease, grant.name()));
+        return renewal.renew(h, lease);
+    }
+
+    /** Exclusive grants renew in batches: one transaction of key reads per batch (see KeyRenewal). */
+    @Override
+    public int renewalBatchSize() {
+        return KeyRenewal.BATCH;
+    }
+
+    @Override
+    public List<RenewResult> renewAll(List<Grant> grants, List<Duration> leases) {
+        List<HeldKey> keys = new java.util.ArrayList<>(grants.size());
+        for (Grant g : grants) {
+            keys.add(held(g));
         }
-        if (held && h.session().alive()) {
-            // the key lives as long as the lease, which the keeper keeps alive (or reports lost before it ends):
-            // valid for the lock's lease, but never past the end the keeper has confirmed for that lease
-            return RenewResult.renewed(Contention.validUntil(h.session(), start, lease));
-        }
-        if (h.session() != null) {
-            h.session().grants.remove(h);
-            // the key is gone: with the client's lease (revoked, expired; the keeper may not know yet) or alone
-            if (!h.session().alive() || !keeper.leaseExists(h.session().id, grant.name())) {
-                return RenewResult.notHeld(LockLoss.Reason.SESSION_LOST);
-            }
-        }
-        return RenewResult.notHeld();
+        checkOpen(grants.get(0).name());
+        return renewal.renewAll(keys, leases);
     }
 
     @Override

@@ -111,4 +111,52 @@ class RoundTripCountTest {
             }
         }
     }
+
+    /**
+     * The lease's keep-alive keeps every key alive; a renewal only checks that each key is still there. Background
+     * renewals of many locks go as one transaction of key reads per batch: 40 locks renewed every 300 ms cost about one
+     * request per renewal interval and gather, not 40 (a lock by lock renewal is one KV/Range per lock).
+     */
+    @Test
+    @DisplayName("held locks renew in batches: one transaction of key reads per batch, no read per lock")
+    void heldLocksRenewInBatches() {
+        CallCounter counter = new CallCounter();
+        io.latchkey.LockOptions fast = io.latchkey.LockOptions.builder()
+                .lease(Duration.ofSeconds(2))
+                .renewInterval(Duration.ofMillis(300))
+                .build();
+        try (Client client = Client.builder()
+                        .endpoints(etcd.endpoints().toArray(String[]::new))
+                        .interceptor(counter)
+                        .build();
+                LockClient locks = Latchkey.client(EtcdLockBackend.builder(client)
+                        .leaseTtl(Duration.ofSeconds(60))
+                        .build())) {
+            String prefix = "round-trips-renewal/" + System.nanoTime() + "/";
+            // taken at once (each acquisition is a transaction of a few ms): their renewals fall due together
+            List<java.util.concurrent.CompletableFuture<LockHandle>> taking = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                taking.add(locks.lock(prefix + i, fast).acquireAsync(Duration.ofSeconds(5)));
+            }
+            List<LockHandle> handles = new ArrayList<>();
+            for (java.util.concurrent.CompletableFuture<LockHandle> f : taking) {
+                handles.add(f.join());
+            }
+            counter.drain();
+            long start = System.nanoTime();
+            await().during(Duration.ofMillis(1500))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> handles.stream().allMatch(LockHandle::isValid));
+            long intervals = (System.nanoTime() - start) / Duration.ofMillis(300).toNanos();
+            List<String> calls = counter.drain();
+            assertThat(calls).as("no key is read on its own").doesNotContain("etcdserverpb.KV/Range");
+            long renewals = calls.stream().filter("etcdserverpb.KV/Txn"::equals).count();
+            assertThat(renewals)
+                    .as("renewal transactions for 40 locks over %d renewal intervals (lock by lock: about %d reads)",
+                            intervals, 40 * intervals)
+                    .isGreaterThanOrEqualTo(intervals - 1)
+                    .isLessThan(10 * intervals);
+            handles.forEach(LockHandle::release);
+        }
+    }
 }

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.apache.zookeeper.data.Stat;
 
 /*
@@ -71,6 +72,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
     private final ZooKeeperWaiting waiting;
     private final HeldGrants held;
     private final ZooKeeperErrors errors;
+    private final ZooKeeperRenewal renewal;
     private volatile boolean closed;
 
     ZooKeeperLockBackend(ZooKeeperConnection connection, String description, String basePath) {
@@ -91,6 +93,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
         // one reply may take as long as Curator's retries over a suspended connection: bound it by the session
         this.listing = new Listing(
                 curator, paths, () -> Math.max(1000, TimeUnit.NANOSECONDS.toMillis(connection.timeoutNanos())));
+        this.renewal = new ZooKeeperRenewal(curator, connection, held, errors);
         connection.listen(held);
     }
 
@@ -236,30 +239,18 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public RenewResult renew(Grant grant, Duration lease) {
-        ContenderNode node = (ContenderNode) grant.state();
-        if (!connection.isConnected()) {
-            throw errors.unavailable(
-                    grant.name(),
-                    "cannot renew while the connection is suspended (session 0x" + Long.toHexString(node.sessionId())
-                            + " may expire)",
-                    null);
-        }
-        long start = System.nanoTime();
-        Stat stat;
-        try {
-            stat = curator.checkExists().forPath(node.path());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw errors.unavailable(grant.name(), "interrupted while renewing", e);
-        } catch (Exception e) {
-            throw errors.unavailable(grant.name(), "could not renew", e);
-        }
-        if (stat == null || stat.getCzxid() != node.czxid()) {
-            held.forget(node);
-            boolean sessionEnded = node.sessionId() != connection.sessionId() && node.sessionId() != 0;
-            return sessionEnded ? RenewResult.notHeld(LockLoss.Reason.SESSION_LOST) : RenewResult.notHeld();
-        }
-        return RenewResult.renewed(start + held.validityNanos(lease));
+        return renewal.renew(grant, lease);
+    }
+
+    /** Exclusive grants renew in batches: one multi() of existence checks per batch (see ZooKeeperRenewal). */
+    @Override
+    public int renewalBatchSize() {
+        return ZooKeeperRenewal.BATCH;
+    }
+
+    @Override
+    public List<@Nullable RenewResult> renewAll(List<Grant> grants, List<Duration> leases) {
+        return renewal.renewAll(grants, leases);
     }
 
     @Override

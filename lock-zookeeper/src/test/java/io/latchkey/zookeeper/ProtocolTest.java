@@ -1,6 +1,7 @@
 package io.latchkey.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.latchkey.DistributedReadWriteLock;
 import io.latchkey.Latchkey;
@@ -10,8 +11,12 @@ import io.latchkey.zookeeper.fixtures.FourLetterWords;
 import io.latchkey.zookeeper.fixtures.ZkProxy;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServer;
 import io.latchkey.zookeeper.fixtures.ZooKeeperServers;
+import io.latchkey.LockLoss;
+import io.latchkey.LockOptions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -101,6 +106,57 @@ class ProtocolTest {
         h.release();
         assertThat(acquired - before).as("requests of a successful tryAcquire").isEqualTo(2);
         assertThat(requests() - acquired).as("requests to release").isEqualTo(1);
+    }
+
+    /**
+     * A held lock's node lives as long as the session; a renewal only proves that the session answers and that the
+     * node is still there. Background renewals of many locks go as one multi() of existence checks per batch: 40
+     * locks renewed every 300 ms cost about one request per renewal interval and gather, not 40. A lock force-released
+     * among them fails its check and is lost alone; the checks after it in the same multi are sent again.
+     */
+    @Test
+    @DisplayName("§8 held locks renew in batches: one multi() of checks per batch; a force-released one is lost alone")
+    void heldLocksRenewInBatches() throws Exception {
+        LockOptions fast = LockOptions.builder()
+                .lease(Duration.ofSeconds(2))
+                .renewInterval(Duration.ofMillis(300))
+                .build();
+        String prefix = "rt/renew/" + UUID.randomUUID() + "/";
+        // taken at once, so that their renewals fall due together (one by one they spread over several gathers)
+        List<java.util.concurrent.CompletableFuture<LockHandle>> taking = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            taking.add(client.lock(prefix + i, fast).acquireAsync(Duration.ofSeconds(5)));
+        }
+        List<LockHandle> handles = new ArrayList<>();
+        for (java.util.concurrent.CompletableFuture<LockHandle> f : taking) {
+            handles.add(f.join());
+        }
+        try {
+            long before = requests();
+            long start = System.nanoTime();
+            await().during(Duration.ofMillis(1500))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> handles.stream().allMatch(LockHandle::isValid));
+            long renewals = requests() - before;
+            long intervals = (System.nanoTime() - start) / Duration.ofMillis(300).toNanos();
+            assertThat(renewals)
+                    .as("renewal requests for 40 locks over %d renewal intervals (lock by lock: about %d)",
+                            intervals, 40 * intervals)
+                    .isGreaterThanOrEqualTo(intervals - 1)
+                    .isLessThan(10 * intervals);
+
+            LockHandle forced = handles.get(17);
+            try (LockClient other = Latchkey.connect(server.uri())) {
+                assertThat(other.forceRelease(prefix + 17)).isTrue();
+            }
+            LockLoss loss = forced.lost().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertThat(loss.reason()).isEqualTo(LockLoss.Reason.RELEASED_BY_ADMIN);
+            await().during(Duration.ofMillis(900))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> handles.stream().filter(h -> h != forced).allMatch(LockHandle::isValid));
+        } finally {
+            handles.forEach(LockHandle::release);
+        }
     }
 
     @Test
