@@ -191,6 +191,7 @@ public class JdbcLockBenchmark {
     // ------------------------------------------------------------------ contended hand-off
 
     @Benchmark
+    @BenchmarkMode({Mode.Throughput, Mode.SampleTime}) // the hand-off tail: p50, p99, p99.9
     @Threads(8)
     public long latchkey_handoff_8threads() throws InterruptedException {
         try (LockHandle h = client.lock(shared, waiting).acquire(Duration.ofSeconds(60))) {
@@ -219,6 +220,7 @@ public class JdbcLockBenchmark {
     }
 
     @Benchmark
+    @BenchmarkMode({Mode.Throughput, Mode.SampleTime}) // the hand-off tail: p50, p99, p99.9
     @Threads(8)
     public long latchkey_handoff_8clients(OwnClient me) throws InterruptedException {
         try (LockHandle h = me.client.lock(shared, waiting).acquire(Duration.ofSeconds(60))) {
@@ -234,6 +236,7 @@ public class JdbcLockBenchmark {
     }
 
     @Benchmark
+    @BenchmarkMode({Mode.Throughput, Mode.SampleTime}) // the hand-off tail: p50, p99, p99.9
     @Threads(8)
     public long raw_handoff_8threads(Contender me) throws SQLException, InterruptedException {
         String owner = me.owner + ":" + me.attempt++;

@@ -151,6 +151,7 @@ public class JdbcPeersBenchmark {
     }
 
     @Benchmark
+    @BenchmarkMode({Mode.Throughput, Mode.SampleTime}) // the hand-off tail: p50, p99, p99.9
     @Threads(8)
     public long latchkey_handoff_8threads() throws InterruptedException {
         try (LockHandle h = latchkey.lock(shared, waiting).acquire(Duration.ofSeconds(60))) {
@@ -181,6 +182,7 @@ public class JdbcPeersBenchmark {
     }
 
     @Benchmark
+    @BenchmarkMode({Mode.Throughput, Mode.SampleTime}) // the hand-off tail: p50, p99, p99.9
     @Threads(8)
     public int shedlock_handoff_8threads() throws InterruptedException {
         LockConfiguration config = new LockConfiguration(Instant.now(), shared, LEASE, Duration.ZERO);
@@ -217,6 +219,7 @@ public class JdbcPeersBenchmark {
     }
 
     @Benchmark
+    @BenchmarkMode({Mode.Throughput, Mode.SampleTime}) // the hand-off tail: p50, p99, p99.9
     @Threads(8)
     public int spring_handoff_8threads() throws InterruptedException {
         Lock lock = spring.obtain(shared);

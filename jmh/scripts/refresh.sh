@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs every suite once, each with the one command documented here, and writes JMH's JSON for each into
+# jmh/results/<date>/ together with the machine it ran on and the Markdown tables (jmh/scripts/tables.py).
+# Not part of CI: about 30 minutes on a 2-core machine. Build first: ./mvnw -B -pl jmh -am package -DskipTests
+#
+#   jmh/scripts/refresh.sh                 # every suite
+#   jmh/scripts/refresh.sh redis jdbc      # some of them (mem, redis, renewal, jdbc, zookeeper, etcd, mongodb)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+JAR=jmh/target/benchmarks.jar
+OUT=jmh/results/$(date -u +%F)
+mkdir -p "$OUT"
+# short, the same for every suite: 1 fork, 2 × 2 s warm-up, 5 × 2 s measurement
+SHORT=(-f 1 -wi 2 -w 2 -i 5 -r 2)
+
+suite() { # name, then JMH arguments
+    local name=$1
+    shift
+    echo "== $name: java -jar $JAR $*" | tee -a "$OUT/commands.txt"
+    java -jar "$JAR" "$@" -rf json -rff "$OUT/$name.json" > "$OUT/$name.log" 2>&1
+}
+
+{
+    echo "date: $(date -u '+%F %T') UTC"
+    echo "commit: $(git rev-parse --short HEAD)"
+    echo "java: $(java -version 2>&1 | head -1)"
+    echo "cores: $(nproc), memory: $(free -g | awk '/Mem:/ {print $2}') GiB, cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+    echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "redis-server: $(redis-server --version 2>/dev/null | awk '{print $3}')"
+} > "$OUT/machine.txt"
+
+want() { [ ${#SELECTED[@]} -eq 0 ] || [[ " ${SELECTED[*]} " == *" $1 "* ]]; }
+SELECTED=("$@")
+
+want mem && suite mem 'MemCoreOverhead' -prof gc "${SHORT[@]}"
+want redis && suite redis-uncontended 'jmh.redis.RedisUncontended' -prof gc "${SHORT[@]}"
+want redis && suite redis-contended 'jmh.redis.RedisContended' "${SHORT[@]}"
+want renewal && suite redis-renewal 'jmh.redis.RedisRenewalAtScale'
+want jdbc && suite jdbc-peers 'jmh.jdbc.JdbcPeersBenchmark' "${SHORT[@]}"
+want jdbc && suite jdbc-raw 'jmh.jdbc.JdbcLockBenchmark' -p dialect=POSTGRESQL,MARIADB -p mode=LEASE "${SHORT[@]}"
+want zookeeper && suite zookeeper 'jmh.zookeeper.ZooKeeper(Uncontended|Handoff)' "${SHORT[@]}"
+want etcd && suite etcd 'jmh.etcd.Etcd' "${SHORT[@]}"
+want mongodb && suite mongodb 'jmh.mongodb.MongoUncontended' "${SHORT[@]}"
+
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
+python3 jmh/scripts/tables.py "$OUT"/*.json > "$OUT/tables.md"
+echo "wrote $OUT"
