@@ -35,7 +35,8 @@ SELECTED=("$@")
 want mem && suite mem 'MemCoreOverhead' -prof gc "${SHORT[@]}"
 want redis && suite redis-uncontended 'jmh.redis.RedisUncontended' -prof gc "${SHORT[@]}"
 want redis && suite redis-contended 'jmh.redis.RedisContended' "${SHORT[@]}"
-want renewal && suite redis-renewal 'jmh.redis.RedisRenewalAtScale'
+want renewal && suite redis-renewal 'jmh.redis.RedisRenewalAtScale' \
+    && grep '^RENEWAL' "$OUT/redis-renewal.log" > "$OUT/redis-renewal.txt" # its cost per second, kept in git
 want jdbc && suite jdbc-peers 'jmh.jdbc.JdbcPeersBenchmark' "${SHORT[@]}"
 want jdbc && suite jdbc-raw 'jmh.jdbc.JdbcLockBenchmark' -p dialect=POSTGRESQL,MARIADB -p mode=LEASE "${SHORT[@]}"
 want zookeeper && suite zookeeper 'jmh.zookeeper.ZooKeeper(Uncontended|Handoff)' "${SHORT[@]}"
