@@ -9,21 +9,16 @@ The first line of each table names the run's JDK, VM, forks, warm-up and measure
 """
 
 import json
+import os
 import sys
 from collections import OrderedDict
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chart  # noqa: E402  one way to print a figure, the chart's
+
 
 def fmt(v):
-    if v is None:
-        return "—"
-    a = abs(v)
-    if a >= 100:
-        return "%.0f" % v
-    if a >= 10:
-        return "%.1f" % v
-    if a >= 1:
-        return "%.2f" % v
-    return "%.3g" % v
+    return "—" if v is None else chart.fmt(v)
 
 
 def params_of(run):

@@ -58,18 +58,27 @@ class RoundTripCountTest {
         }
     }
 
+    /** A jetcd client on the test's member whose every call {@code counter} records. */
+    private static Client countedClient(CallCounter counter) {
+        return Client.builder()
+                .endpoints(etcd.endpoints().toArray(String[]::new))
+                .interceptor(counter)
+                .build();
+    }
+
+    /** Locks on {@code client} with a 60 s client lease: no keep-alive falls inside a measurement. */
+    private static LockClient onLongLease(Client client) {
+        return Latchkey.client(
+                EtcdLockBackend.builder(client).leaseTtl(Duration.ofSeconds(60)).build());
+    }
+
     @Test
     @DisplayName(
             "uncontended acquire + release: one transaction (that also reads the holder) and one delete, no lease grant")
     void uncontendedCycleIsTwoRequests() {
         CallCounter counter = new CallCounter();
-        try (Client client = Client.builder()
-                        .endpoints(etcd.endpoints().toArray(String[]::new))
-                        .interceptor(counter)
-                        .build();
-                LockClient locks = Latchkey.client(EtcdLockBackend.builder(client)
-                        .leaseTtl(Duration.ofSeconds(60))
-                        .build())) {
+        try (Client client = countedClient(counter);
+                LockClient locks = onLongLease(client)) {
             String name = "round-trips/" + System.nanoTime();
             locks.lock(name).tryAcquire().orElseThrow().release(); // first use: the lease grant, made once
             await().atMost(Duration.ofSeconds(5)).until(() -> counter.calls.contains("etcdserverpb.Lease/LeaseGrant"));
@@ -90,14 +99,9 @@ class RoundTripCountTest {
     @DisplayName("a busy tryAcquire is two requests too: the transaction, and the delete of its own queue key")
     void busyTryAcquireIsTwoRequests() {
         CallCounter counter = new CallCounter();
-        try (Client client = Client.builder()
-                        .endpoints(etcd.endpoints().toArray(String[]::new))
-                        .interceptor(counter)
-                        .build();
+        try (Client client = countedClient(counter);
                 LockClient a = Latchkey.connect(etcd.uri(), java.util.Map.of("leaseTtl", "60s"));
-                LockClient b = Latchkey.client(EtcdLockBackend.builder(client)
-                        .leaseTtl(Duration.ofSeconds(60))
-                        .build())) {
+                LockClient b = onLongLease(client)) {
             String name = "round-trips-busy/" + System.nanoTime();
             b.inspect(name);
             await().atMost(Duration.ofSeconds(5)).until(() -> counter.calls.contains("etcdserverpb.Lease/LeaseGrant"));
@@ -125,13 +129,8 @@ class RoundTripCountTest {
                 .lease(Duration.ofSeconds(2))
                 .renewInterval(Duration.ofMillis(300))
                 .build();
-        try (Client client = Client.builder()
-                        .endpoints(etcd.endpoints().toArray(String[]::new))
-                        .interceptor(counter)
-                        .build();
-                LockClient locks = Latchkey.client(EtcdLockBackend.builder(client)
-                        .leaseTtl(Duration.ofSeconds(60))
-                        .build())) {
+        try (Client client = countedClient(counter);
+                LockClient locks = onLongLease(client)) {
             String prefix = "round-trips-renewal/" + System.nanoTime() + "/";
             // taken at once (each acquisition is a transaction of a few ms): their renewals fall due together
             List<java.util.concurrent.CompletableFuture<LockHandle>> taking = new ArrayList<>();

@@ -13,8 +13,9 @@ import redis.clients.jedis.Jedis;
  * costs the round its timeout and no more; a node that does not answer in time counts as failed, and its connection
  * is dropped with its late reply, in the background (the pool opens a replacement at once, which a frozen server
  * would hold up). A pooled connection found broken (the server restarted while it was idle) is
- * retried once on a fresh one, as RedisNode.eval does. A node that failed is asked on the executor until it answers
- * again (RedisNode.pipelines()): opening a connection to a frozen server would block the caller beyond the deadline.
+ * retried once on a fresh one, as RedisNode.eval does. The caller (RedisConnection.round) marks a node whose call
+ * failed, which is then asked on the executor until it answers again (RedisNode.pipelines()): opening a connection to
+ * a frozen server would block the caller beyond the deadline.
  *
  * Concurrency design. No shared state: the connections are the caller's until the round returns them, and the
  * replies are the caller's arrays. Unlike a round on the executor, an interrupt does not cut the wait short; it stays
@@ -65,16 +66,13 @@ final class PipelinedRound {
                     RedisNode.giveBack(sent[i], background);
                 }
             }
-            if (errors[i] != null) {
-                node.failed();
-            }
             if (errors[i] != null && RedisNode.isTimeout(errors[i])) {
                 errors[i] = null; // no answer in time, as a round on the executor reports it
             } else if (errors[i] != null) {
                 answered[i] = true;
                 if (System.nanoTime() - deadlineNanos < 0 && node.staleConnection(errors[i])) {
                     try {
-                        values[i] = call.on(node);
+                        values[i] = call.apply(node);
                         errors[i] = null;
                     } catch (RuntimeException again) {
                         errors[i] = again;

@@ -234,22 +234,14 @@ final class RedisConnection implements AutoCloseable {
      * pooled connections (PipelinedRound), else on the executor (NodeRound).
      */
     <T> NodeRound.Replies<T> round(List<RedisNode> some, ScriptCall<T> call, long deadlineNanos) {
-        if (some.size() == 1) { // on the caller's thread, as NodeRound runs one node, without a Function for it
-            try {
-                return NodeRound.Replies.one(call.on(some.get(0)), null);
-            } catch (RuntimeException e) {
-                return NodeRound.Replies.one(null, e);
-            }
-        }
-        if (PipelinedRound.applies(some)) {
-            return PipelinedRound.run(some, call, deadlineNanos, executor);
-        }
-        NodeRound.Replies<T> replies = NodeRound.run(some, executor, call::on, deadlineNanos, r -> false);
+        NodeRound.Replies<T> replies = PipelinedRound.applies(some)
+                ? PipelinedRound.run(some, call, deadlineNanos, executor)
+                : NodeRound.run(some, executor, call, deadlineNanos, r -> false);
         for (int i = 0; i < replies.size(); i++) {
             if (replies.ok(i)) {
                 some.get(i).answered(); // a node that failed answers again: its rounds may pipeline again
             } else {
-                some.get(i).failed();
+                some.get(i).failed(); // its next rounds go through the executor (see RedisNode.pipelines)
             }
         }
         return replies;

@@ -182,21 +182,24 @@ final class RedisNode implements AutoCloseable {
         }
         for (int attempt = 0; ; attempt++) {
             try (Jedis jedis = borrow.get()) {
-                try {
-                    Connection connection = jedis.getConnection();
-                    connection.sendCommand(Protocol.Command.EVALSHA, evalshaArguments(script, keyCount, params));
-                    return connection.getOne();
-                } catch (JedisNoScriptException e) {
-                    return jedis.eval(script.body, keyCount, params);
-                }
+                jedis.getConnection()
+                        .sendCommand(Protocol.Command.EVALSHA, evalshaArguments(script, keyCount, params));
+                return replyOrText(jedis, script, keyCount, params);
             } catch (JedisConnectionException e) {
-                if (attempt > 0 || isTimeout(e) || !wasConnected(e)) {
+                if (attempt > 0 || !staleConnection(e)) {
                     throw e;
                 }
-                // a stale pooled connection: the server restarted or dropped it while idle, and so did its
-                // idle siblings; drop them and try once more on a fresh connection
-                clear.run();
+                // a stale pooled connection (its idle siblings were dropped too): once more on a fresh connection
             }
+        }
+    }
+
+    /** The reply to the EVALSHA just sent on {@code jedis}; NOSCRIPT is answered by EVAL of the text on it. */
+    private static Object replyOrText(Jedis jedis, LuaScript script, int keyCount, byte[][] params) {
+        try {
+            return jedis.getConnection().getOne();
+        } catch (JedisNoScriptException e) {
+            return jedis.eval(script.body, keyCount, params);
         }
     }
 
@@ -270,9 +273,7 @@ final class RedisNode implements AutoCloseable {
             connection.setSoTimeout((int) Math.min(Integer.MAX_VALUE, leftMillis));
         }
         try {
-            return connection.getOne();
-        } catch (JedisNoScriptException e) {
-            return jedis.eval(call.script.body, call.keyCount, call.params);
+            return replyOrText(jedis, call.script, call.keyCount, call.params);
         } finally {
             if (cut && !connection.isBroken()) {
                 connection.setSoTimeout(saved);
@@ -297,8 +298,9 @@ final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * Whether a pipelined call that failed with {@code e} should be sent again (by {@link #eval}): a pooled connection
-     * that broke while idle, not a timeout or an unreachable server. Drops the pool's idle connections if so.
+     * Whether a call that failed with {@code e} should be sent again: a pooled connection that broke while idle (the
+     * server restarted or dropped it), not a timeout (the server may be frozen, and the caller's budget is the timeout)
+     * or an unreachable server. Drops the pool's idle connections if so, which broke with it.
      */
     boolean staleConnection(RuntimeException e) {
         if (e instanceof JedisConnectionException && !isTimeout(e) && wasConnected(e)) {

@@ -189,7 +189,7 @@ final class RedisReadWrite {
 
             @Override
             public void giveBack(RedisNode node) {
-                long unused = releaseOn(k, owner, ANY_TOKEN, side).on(node); // 0 if it held nothing there
+                long unused = releaseOn(k, owner, ANY_TOKEN, side).apply(node); // 0 if it held nothing there
             }
         };
     }

@@ -5,11 +5,11 @@ import java.util.function.Function;
 /*
  * One script call of a round, the same on every node: the script, its keys and arguments, and how its reply is read.
  * A round whose every node lends pooled connections pipelines it (PipelinedRound: written to all nodes before any
- * reply is read, on the caller's thread); any other round runs it through on(node) on the executor (NodeRound).
+ * reply is read, on the caller's thread); any other round runs it as the Function it is (NodeRound).
  * Immutable apart from the EVALSHA arguments it builds once, on the thread that sends the round (the caller does not
  * change the parameter arrays after building it).
  */
-final class ScriptCall<T> {
+final class ScriptCall<T> implements Function<RedisNode, T> {
     final LuaScript script;
     final int keyCount;
     final byte[][] params;
@@ -24,8 +24,9 @@ final class ScriptCall<T> {
         this.parse = parse;
     }
 
-    /** Runs the call on {@code node} and reads its reply. */
-    T on(RedisNode node) {
+    /** Runs the call on {@code node} and reads its reply (a round on the executor, or on one node, calls this). */
+    @Override
+    public T apply(RedisNode node) {
         return parse(node.eval(script, keyCount, params));
     }
 
