@@ -97,14 +97,15 @@ final class AcquireLoop {
                 if (result instanceof Grant reported) {
                     checkGrant(c, request, reported);
                     // a store wait granted at an instant only the backend saw: the core's bound counts from the reply
-                    Grant g = ValidityClamp.clamp(
-                            reported, storeWait ? c.time.nanoTime() : startNanos, request.lease());
-                    long late = c.time.nanoTime() - g.validUntilNanos();
+                    long validUntil = ValidityClamp.clamp(
+                            reported.validUntilNanos(), storeWait ? c.time.nanoTime() : startNanos, request.lease());
+                    long late = c.time.nanoTime() - validUntil;
                     if (late < 0) {
                         granted = true; // from here the grant's HeldLock owns the gate
-                        return hold(c, g, o, gate, key, startNanos, reentrant, System.nanoTime() - begin);
+                        return hold(
+                                c, reported, validUntil, o, gate, key, startNanos, reentrant, System.nanoTime() - begin);
                     }
-                    giveBackLateGrant(c, g, request, late);
+                    giveBackLateGrant(c, reported, request, late);
                     result = null; // as if the store had not answered: the retry policy's pause, then again
                 }
                 if (result != null) {
@@ -214,18 +215,20 @@ final class AcquireLoop {
     /**
      * Makes a grant the store returned this client's (an acquisition's, or a downgrade's read grant): registered
      * first, so that a loss the store reported before is found, then armed and announced. A client closed meanwhile
-     * ends the grant at once and refuses, as if it had been closed before.
+     * ends the grant at once and refuses, as if it had been closed before. {@code validUntilNanos} is the grant's
+     * validity as the core bounds it (ValidityClamp), which may be earlier than the one the backend reported.
      */
     static CoreHandle hold(
             CoreLockClient c,
             Grant g,
+            long validUntilNanos,
             LockOptions o,
             LocalGates.Gate gate,
             String key,
             long startNanos,
             Thread reentrant,
             long waitedNanos) {
-        HeldLock h = new HeldLock(c, g, o, gate, key, startNanos, reentrant);
+        HeldLock h = new HeldLock(c, g, validUntilNanos, o, gate, key, startNanos, reentrant);
         c.register(h);
         h.start();
         if (c.isClosed()) {

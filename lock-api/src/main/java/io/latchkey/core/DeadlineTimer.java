@@ -41,6 +41,11 @@ final class DeadlineTimer {
             this.task = task;
         }
 
+        /** How long until the task runs (negative once due). */
+        long remainingNanos() {
+            return deadline - System.nanoTime();
+        }
+
         /** Keeps the task from running unless the timer thread has already taken it. */
         void cancel() {
             pending.remove(this);
@@ -59,6 +64,7 @@ final class DeadlineTimer {
     private volatile long plannedWake;
     private volatile boolean sleepingUntilWoken;
     private volatile boolean shutdown;
+    private volatile long ran; // written by the timer thread alone
 
     DeadlineTimer(ThreadFactory threads) {
         this.plannedWake = System.nanoTime();
@@ -95,6 +101,11 @@ final class DeadlineTimer {
         return pending.size();
     }
 
+    /** For tests: tasks run so far. */
+    long ranCount() {
+        return ran;
+    }
+
     private void run() {
         while (!shutdown) {
             long now = System.nanoTime();
@@ -102,6 +113,7 @@ final class DeadlineTimer {
             Timeout first = earliest();
             if (first != null && first.deadline - now <= 0) {
                 if (pending.remove(first)) { // claimed: a concurrent cancel() lost
+                    ran++; // NOPMD: one writer (this thread); volatile only so that tests read it
                     runSafely(first);
                 }
                 continue;

@@ -72,9 +72,9 @@ final class Downgrades {
                         + "); it was lost, and nothing is held");
             }
             AcquireLoop.checkGrant(c, request, g);
-            g = ValidityClamp.clamp(g, startNanos, request.lease());
+            long validUntil = ValidityClamp.clamp(g.validUntilNanos(), startNanos, request.lease());
             granted = true; // from here the read grant's HeldLock owns the gate
-            return AcquireLoop.hold(c, g, o, gate, key, startNanos, reentrant, 0);
+            return AcquireLoop.hold(c, g, validUntil, o, gate, key, startNanos, reentrant, 0);
         } finally {
             if (!granted) {
                 if (entered) {

@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
  *
  * Gates are reference counted (entered by every waiter and holder) and dropped from the map when the last
  * user leaves, so the map holds only names in use. Counting happens inside ConcurrentHashMap.compute,
- * which makes "last one out removes" and "newcomer reuses" atomic with each other.
+ * which makes "last one out removes" and "newcomer reuses" atomic with each other; the first user of a name
+ * puts a gate already counting one with putIfAbsent, which is atomic with both as well.
  */
 final class LocalGates {
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
@@ -45,6 +46,14 @@ final class LocalGates {
     }
 
     Gate use(String name) {
+        // the common case, a name nobody here uses: absent -> one user in one atomic step, without compute's
+        // placeholder node; a name in use is counted inside compute
+        Gate fresh = new Gate(name);
+        fresh.users = 1;
+        Gate had = gates.putIfAbsent(name, fresh);
+        if (had == null) {
+            return fresh;
+        }
         return gates.compute(name, (k, g) -> {
             Gate gate = g == null ? new Gate(k) : g;
             gate.users++;

@@ -7,6 +7,7 @@ import io.latchkey.spi.TimeSource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -30,6 +31,13 @@ import org.jspecify.annotations.NullMarked;
  * watchdog queued between that last look and the give-back is picked up by the drain's final check, which schedules
  * another. No lock is held around I/O.
  *
+ * Once renewed here, a grant's next renewal is queued here too (renewAt), in a slot of SLOT width: one timer per slot
+ * instead of one per grant, and the slot's grants go to the same drain together, no gather needed. A slot is made and
+ * its timer armed inside the map's own compute, and a firing slot takes itself out of the map with remove, so a
+ * watchdog is added either to a slot that has not fired yet or to a new one: none is left in a slot that already
+ * fired. A slot fires at its start, up to SLOT before its grants are due (early is harmless). A grant released while
+ * it waits in a slot stays there until the slot fires (at most one renew interval) and is dropped by the drain.
+ *
  * Failures: a RuntimeException from renewAll is an outage for every grant of the batch (each retries as after a failed
  * renew), and a null answer is one for that grant alone; an Error, or an answer of the wrong length, means the batch
  * cannot be trusted, and each of its grants ends at once as RENEWAL_FAILED, as a watchdog that fails does. So does
@@ -40,6 +48,8 @@ import org.jspecify.annotations.NullMarked;
 final class RenewalBatcher {
     /** How long a drain waits for the renewals that fall due just after the one that started it. */
     static final long GATHER_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
+    /** The width of a slot of next renewals. */
+    static final long SLOT_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
 
     private final LockBackend backend;
     private final DeadlineTimer scheduler;
@@ -48,6 +58,7 @@ final class RenewalBatcher {
     private final int batchSize;
     private final ConcurrentLinkedQueue<Watchdog> due = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean draining = new AtomicBoolean();
+    private final ConcurrentHashMap<Long, ConcurrentLinkedQueue<Watchdog>> slots = new ConcurrentHashMap<>();
 
     RenewalBatcher(LockBackend backend, DeadlineTimer scheduler, Executor workers, TimeSource time, int batchSize) {
         this.backend = backend;
@@ -69,6 +80,35 @@ final class RenewalBatcher {
         } catch (RejectedExecutionException closing) {
             due.remove(w);
             throw closing;
+        }
+    }
+
+    /**
+     * Queues the next renewal of a grant this batcher renewed, due at {@code dueNanos}.
+     *
+     * @throws RejectedExecutionException when the client is closing (the watchdog is not queued then)
+     */
+    void renewAt(Watchdog w, long dueNanos) {
+        long slot = Math.floorDiv(dueNanos, SLOT_NANOS);
+        slots.compute(slot, (s, queue) -> {
+            if (queue == null) {
+                queue = new ConcurrentLinkedQueue<>();
+                scheduler.schedule(() -> fire(s), Math.max(0, s * SLOT_NANOS - time.nanoTime()));
+            }
+            queue.add(w);
+            return queue;
+        });
+    }
+
+    /** On the scheduler thread: a slot's renewals are due; they join the queue, and a drain starts if none runs. */
+    private void fire(long slot) {
+        ConcurrentLinkedQueue<Watchdog> queue = slots.remove(slot);
+        if (queue == null) {
+            return;
+        }
+        due.addAll(queue);
+        if (draining.compareAndSet(false, true)) {
+            startDrain();
         }
     }
 

@@ -1,7 +1,6 @@
 package io.latchkey.core;
 
 import io.latchkey.spi.Deadlines;
-import io.latchkey.spi.Grant;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -39,13 +38,5 @@ final class ValidityClamp {
             return reported; // a lease of centuries: nothing to bound
         }
         return reported == Long.MAX_VALUE || reported - bound > 0 ? bound : reported;
-    }
-
-    /** The grant itself when its validity is within the bound, else a copy with the bound as its validity. */
-    static Grant clamp(Grant g, long startNanos, Duration lease) {
-        long v = clamp(g.validUntilNanos(), startNanos, lease);
-        return v == g.validUntilNanos()
-                ? g
-                : new Grant(g.name(), g.owner(), g.fencingToken(), v, g.state(), g.kind());
     }
 }

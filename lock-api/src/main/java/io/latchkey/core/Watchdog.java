@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * The validity of one HeldLock: renewals (the user's and the background ones), the single timer, and the
  * decision that the grant is lost because its validity ran out or the watchdog itself failed.
  *
- * Concurrency design. The fields below are guarded by the HeldLock's `stateLock` (the same lock that guards its
+ * Concurrency design. The fields below are guarded by the HeldLock's `stateLock`, its monitor (the same lock that guards its
  * state, so that "still ACTIVE?" and "re-arm the timer" are one step); no I/O runs while it is held. The
  * watchdog never moves the grant's state itself: it ends a grant only through HeldLock.markLost, which owns
  * that transition and cancels the timer here.
@@ -28,6 +28,14 @@ import org.slf4j.LoggerFactory;
  *   out" (validUntil minus a guard). The scheduler thread never does I/O: a due renewal is handed to a
  *   worker, and the loss deadline stays armed while that renewal is in flight, so a renewal stuck in I/O
  *   cannot delay the loss report past validUntil.
+ * - A timer may fire early, never late: when it fires it looks at both deadlines again and re-arms. So a pending
+ *   timer that fires no later than the next event is kept rather than cancelled and re-armed, and a timer more
+ *   than COARSE_FROM away is put up to GRID earlier, on a grid all watchdogs share, so that timers falling due
+ *   together wake the scheduler once.
+ * - With a RenewalBatcher, a grant it renewed is queued there for its next renewal (renewalInFlight stays set:
+ *   the batcher owns it), and this grant's own timer only watches the loss deadline. That timer is not moved
+ *   at each renewal (see above): it fires about once per lease, finds the validity extended and re-arms. A
+ *   renewal the batcher could not make goes back to this grant's own timer, which retries it.
  * - validUntilNanos only moves forward (max of concurrent renewals, each counted from its own start); it is
  *   volatile so that the HeldLock's queries read it without the lock.
  * - Nothing that goes wrong inside the watchdog may delay the loss signal. A RuntimeException from the
@@ -38,7 +46,12 @@ import org.slf4j.LoggerFactory;
  *   asked for does the same before it reaches the user.
  */
 @NullMarked
-final class Watchdog {
+final class Watchdog implements Runnable {
+    /** Timers at least this far away are armed on the shared grid. */
+    private static final long COARSE_FROM_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** The grid's step: a coarse timer fires up to this much early. */
+    private static final long GRID_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
     // HeldLock's logger, as before the watchdog had a class of its own: users' logging configurations name it
     private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
 
@@ -59,13 +72,14 @@ final class Watchdog {
     private @Nullable Throwable lastRenewalFailure;
     private boolean endsAtMaxHold; // the last renewal was cut to maxHold, or no renewal fits any more
 
-    Watchdog(HeldLock held, long startNanos) {
+    /** {@code validUntilNanos}: the grant's validity as the core bounds it (ValidityClamp), not the reported one. */
+    Watchdog(HeldLock held, long startNanos, long validUntilNanos) {
         this.held = held;
         this.client = held.client;
         this.options = held.options;
         this.time = client.time;
         this.startNanos = startNanos;
-        this.validUntilNanos = held.grant.validUntilNanos();
+        this.validUntilNanos = validUntilNanos;
         Duration maxHold = options.maxHold().orElse(null); // no lambda: a watchdog is made per acquisition
         this.maxHoldEndNanos = maxHold == null ? Long.MAX_VALUE : Deadlines.saturatedAdd(startNanos, maxHold.toNanos());
         long lease = options.lease().toNanos();
@@ -114,7 +128,7 @@ final class Watchdog {
             client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
             throw e;
         }
-        return applyRenewal(result, start, capped, false, isCut(capped, lease));
+        return applyRenewal(result, start, capped, false, isCut(capped, lease), false);
     }
 
     /** Runs on a worker: one background renewal; whatever it throws ends the grant at once (see the note on top). */
@@ -139,7 +153,7 @@ final class Watchdog {
             backgroundRenewalFailed(e);
             return;
         }
-        backgroundRenewed(result, start, lease);
+        applyRenewal(result, start, lease, true, isCut(lease, options.lease()), false);
     }
 
     // ------------------------------------------------ the steps of a background renewal (RenewalBatcher's too)
@@ -160,13 +174,10 @@ final class Watchdog {
         }
         Duration lease = capByMaxHold(options.lease(), start);
         if (lease == null) {
-            held.stateLock.lock();
-            try {
+            synchronized (held) {
                 renewalInFlight = false;
                 endsAtMaxHold = true;
                 reschedule();
-            } finally {
-                held.stateLock.unlock();
             }
         }
         return lease;
@@ -179,42 +190,41 @@ final class Watchdog {
                 held.name(),
                 client.backend(),
                 e);
-        held.stateLock.lock();
-        try {
+        synchronized (held) {
             renewalInFlight = false;
             lastRenewalFailure = e;
             nextRenewNanos = Deadlines.saturatedAdd(time.nanoTime(), retryIntervalNanos());
             reschedule();
-        } finally {
-            held.stateLock.unlock();
         }
         client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
     }
 
-    /** The store answered the renewal that started at {@code start} and asked for {@code lease}. */
+    /**
+     * The store answered the batched renewal that started at {@code start} and asked for {@code lease}; a grant it
+     * keeps is queued with the batcher for its next renewal.
+     */
     void backgroundRenewed(RenewResult result, long start, Duration lease) {
-        applyRenewal(result, start, lease, true, isCut(lease, options.lease()));
+        applyRenewal(result, start, lease, true, isCut(lease, options.lease()), true);
     }
 
     /** The renewal was never sent: the grant ended meanwhile, or the client is closing and ends it itself. */
     void backgroundRenewalDropped() {
-        held.stateLock.lock();
-        try {
+        synchronized (held) {
             renewalInFlight = false;
-        } finally {
-            held.stateLock.unlock();
         }
     }
 
     private boolean applyRenewal(
-            RenewResult result, long start, Duration lease, boolean background, boolean cappedByMaxHold) {
+            RenewResult result,
+            long start,
+            Duration lease,
+            boolean background,
+            boolean cappedByMaxHold,
+            boolean batched) {
         if (!result.held()) {
             if (background) {
-                held.stateLock.lock();
-                try {
+                synchronized (held) {
                     renewalInFlight = false;
-                } finally {
-                    held.stateLock.unlock();
                 }
             }
             LockLoss.Reason reason = result.reason();
@@ -225,8 +235,9 @@ final class Watchdog {
             return false;
         }
         boolean active;
-        held.stateLock.lock();
-        try {
+        boolean queueNext = false;
+        long next = 0;
+        synchronized (held) {
             if (background) {
                 renewalInFlight = false;
             }
@@ -239,16 +250,34 @@ final class Watchdog {
                 }
                 lastRenewalFailure = null;
                 endsAtMaxHold = cappedByMaxHold;
-                nextRenewNanos = nextRenewal(start, validUntilNanos);
+                next = nextRenewNanos = nextRenewal(start, validUntilNanos);
+                if (batched && options.autoRenew() && maxHoldEndNanos - next > 0) {
+                    renewalInFlight = true; // the batcher owns the next renewal (see the note on top)
+                    queueNext = true;
+                }
                 reschedule();
             }
-        } finally {
-            held.stateLock.unlock();
+        }
+        if (queueNext) {
+            queueNextRenewal(next);
         }
         if (active) {
             client.listeners.renewed(held.name(), held.grant.fencingToken());
         }
         return active;
+    }
+
+    /** Queues the next renewal with the batcher, outside stateLock (a grant released meanwhile is dropped there). */
+    private void queueNextRenewal(long at) {
+        RenewalBatcher batcher = client.renewals;
+        try {
+            if (batcher != null) {
+                batcher.renewAt(this, at);
+                return;
+            }
+        } catch (RejectedExecutionException closing) { // NOPMD: the client is closing and ends this grant itself
+        }
+        backgroundRenewalDropped();
     }
 
     /** The lease to ask for, cut so the grant never outlives acquisition + maxHold; null once that is reached. */
@@ -298,10 +327,10 @@ final class Watchdog {
 
     // ---------------------------------------------------------------- the timer
 
-    /** Arms the single timer at the next due event. Caller holds stateLock. */
+    /** Arms the single timer at the next due event, unless one that fires no later is pending. Caller holds stateLock. */
     private void reschedule() {
-        cancelTimer();
         if (!held.isActive()) {
+            cancelTimer();
             return;
         }
         long lossAt = lossDeadline();
@@ -313,11 +342,20 @@ final class Watchdog {
             next = nextRenewNanos;
         }
         if (next == Long.MAX_VALUE) {
+            cancelTimer();
             return; // session-bound grant without renewal: the backend reports its loss
         }
-        long delay = Math.max(0, next - time.nanoTime());
+        long delay = next - time.nanoTime();
+        DeadlineTimer.Timeout pending = timer;
+        if (pending != null && pending.remainingNanos() <= delay) {
+            return; // it fires first and looks again: early is harmless (see the note on top)
+        }
+        cancelTimer();
+        if (delay >= COARSE_FROM_NANOS) {
+            delay -= Math.floorMod(next, GRID_NANOS); // on the shared grid
+        }
         try {
-            timer = client.executors.scheduler.schedule(this::onTimer, delay);
+            timer = client.executors.scheduler.schedule(this, Math.max(0, delay));
         } catch (RejectedExecutionException closing) {
             timer = null; // the client is closing and will end this grant itself
         }
@@ -337,8 +375,9 @@ final class Watchdog {
         }
     }
 
-    /** Runs on the scheduler thread: decides, never does I/O; whatever it throws ends the grant at once. */
-    private void onTimer() {
+    /** The timer: runs on the scheduler thread, decides, never does I/O; whatever it throws ends the grant at once. */
+    @Override
+    public void run() {
         try {
             checkDeadlines();
         } catch (Throwable e) { // NOPMD: a timer task that fails must not leave the grant unwatched
@@ -350,8 +389,7 @@ final class Watchdog {
         LockLoss.Reason lossReason;
         String detail;
         Throwable cause = null;
-        held.stateLock.lock();
-        try {
+        synchronized (held) {
             timer = null;
             if (!held.isActive()) {
                 return;
@@ -378,8 +416,6 @@ final class Watchdog {
             lossReason = loss.reason();
             detail = loss.detail();
             cause = loss.cause();
-        } finally {
-            held.stateLock.unlock();
         }
         held.markLost(lossReason, detail, cause);
     }
@@ -419,14 +455,11 @@ final class Watchdog {
             return false;
         }
         Loss loss;
-        held.stateLock.lock();
-        try {
+        synchronized (held) {
             if (!held.isActive()) {
                 return false;
             }
             loss = overdueLoss(time.nanoTime());
-        } finally {
-            held.stateLock.unlock();
         }
         return held.markLost(loss.reason(), loss.detail() + " (found when the lock was released)", loss.cause());
     }

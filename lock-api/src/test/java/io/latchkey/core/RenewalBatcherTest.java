@@ -116,6 +116,37 @@ class RenewalBatcherTest {
     }
 
     @Test
+    @DisplayName("a grant renewed in a batch waits for its next renewal in a shared slot: no timer per grant per renewal")
+    void nextRenewalsShareOneTimerPerSlot() {
+        LockOptions often = LockOptions.builder()
+                .lease(Duration.ofMillis(1500))
+                .renewInterval(Duration.ofMillis(150))
+                .build();
+        List<LockHandle> held = new ArrayList<>();
+        for (int i = 0; i < LOCKS; i++) {
+            held.add(client.lock("slots/" + i, often).tryAcquire().orElseThrow());
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> renewed() >= LOCKS); // the first round: one timer each
+        DeadlineTimer timer = ((CoreLockClient) client).executors.scheduler;
+        long tasksBefore = timer.ranCount();
+        long renewalsBefore = renewed();
+        await().atMost(Duration.ofSeconds(10)).until(() -> renewed() - renewalsBefore >= 6 * LOCKS);
+        long tasks = timer.ranCount() - tasksBefore;
+        long renewals = renewed() - renewalsBefore;
+        // each renewal armed and ran its own timer before: at least one task per renewal. Now a slot's one timer
+        // serves its grants, and a grant's loss timer runs about once per lease, not once per renewal.
+        assertThat((double) tasks / renewals)
+                .as("timer tasks (%d) per background renewal (%d)", tasks, renewals)
+                .isLessThan(0.5);
+        assertThat(held).allMatch(LockHandle::isValid);
+        assertThat(singleRenewals.get()).as("renewals sent one by one").isZero();
+    }
+
+    private long renewed() {
+        return batches.stream().mapToInt(Integer::intValue).sum();
+    }
+
+    @Test
     @DisplayName("each grant gets its own answer: the one a batch answers 'not held' is lost, the others are kept")
     void eachGrantGetsItsOwnAnswer() {
         List<LockHandle> held = holdMany("own/");

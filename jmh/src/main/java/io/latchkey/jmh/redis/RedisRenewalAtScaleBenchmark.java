@@ -70,6 +70,7 @@ public class RedisRenewalAtScaleBenchmark {
     private long cyclesAtStart;
     private double serverCpuAtStart;
     private long clientCpuAtStart;
+    private long timerCpuAtStart;
 
     @Setup(Level.Trial)
     public void open() {
@@ -88,7 +89,8 @@ public class RedisRenewalAtScaleBenchmark {
         evalshaAtStart = RedisServers.evalshaCalls(targets.servers.get(0));
         cyclesAtStart = cycles.get();
         serverCpuAtStart = serverCpuSeconds();
-        clientCpuAtStart = renewalThreadsCpuNanos();
+        clientCpuAtStart = threadsCpuNanos("latchkey-renewal") + threadsCpuNanos("latchkey-watchdog");
+        timerCpuAtStart = threadsCpuNanos("latchkey-watchdog");
     }
 
     @TearDown(Level.Iteration)
@@ -98,16 +100,19 @@ public class RedisRenewalAtScaleBenchmark {
                 - evalshaAtStart
                 - 2 * (cycles.get() - cyclesAtStart);
         double serverCpuMs = (serverCpuSeconds() - serverCpuAtStart) * 1000;
-        double clientCpuMs = (renewalThreadsCpuNanos() - clientCpuAtStart) / 1e6;
+        long timerCpu = threadsCpuNanos("latchkey-watchdog");
+        double clientCpuMs = (threadsCpuNanos("latchkey-renewal") + timerCpu - clientCpuAtStart) / 1e6;
+        double timerCpuMs = (timerCpu - timerCpuAtStart) / 1e6;
         long lost = held.stream().filter(h -> !h.isValid()).count();
         System.out.printf(
                 Locale.ROOT,
-                "%nRENEWAL heldLocks=%d batched=%s: renewal script calls %.0f/s, client renewal+timer CPU %.1f ms/s,"
-                        + " redis-server CPU %.1f ms/s, lost %d of %d%n",
+                "%nRENEWAL heldLocks=%d batched=%s: renewal script calls %.0f/s, client renewal+timer CPU %.1f ms/s"
+                        + " (timer %.1f), redis-server CPU %.1f ms/s, lost %d of %d%n",
                 heldLocks,
                 batched,
                 renewalCalls / seconds,
                 clientCpuMs / seconds,
+                timerCpuMs / seconds,
                 serverCpuMs / seconds,
                 lost,
                 held.size());
@@ -143,14 +148,12 @@ public class RedisRenewalAtScaleBenchmark {
         return total;
     }
 
-    /** CPU of the client's renewal workers and its timer thread (Latchkey's, by their names). */
-    private static long renewalThreadsCpuNanos() {
+    /** CPU of the client's threads whose names start with {@code prefix}: renewal workers or the timer. */
+    private static long threadsCpuNanos(String prefix) {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         long total = 0;
         for (ThreadInfo t : mx.getThreadInfo(mx.getAllThreadIds())) {
-            if (t != null
-                    && (t.getThreadName().startsWith("latchkey-renewal")
-                            || t.getThreadName().startsWith("latchkey-watchdog"))) {
+            if (t != null && t.getThreadName().startsWith(prefix)) {
                 long cpu = mx.getThreadCpuTime(t.getThreadId());
                 total += Math.max(0, cpu);
             }

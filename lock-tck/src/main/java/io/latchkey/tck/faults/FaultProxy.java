@@ -213,6 +213,13 @@ public final class FaultProxy implements AutoCloseable {
             }
             sockets.add(client);
             sockets.add(server);
+            if (mode == Mode.CUT) { // cut() came between accept and add: it set the mode before it closed the set
+                closeQuietly(client);
+                closeQuietly(server);
+                sockets.remove(client);
+                sockets.remove(server);
+                continue;
+            }
             DaemonThreads.start("fault-proxy-up-" + port(), () -> pump(client, server, false));
             DaemonThreads.start("fault-proxy-down-" + port(), () -> pump(server, client, true));
         }
@@ -229,7 +236,10 @@ public final class FaultProxy implements AutoCloseable {
                     thawed.await();
                     now = mode;
                 }
-                if (now == Mode.BLACK_HOLE || now == Mode.CUT || (now == Mode.LOSE_REPLIES && reply)) {
+                if (now == Mode.CUT) {
+                    break; // a connection cut() could not see yet: closed in finally, never left open and silent
+                }
+                if (now == Mode.BLACK_HOLE || (now == Mode.LOSE_REPLIES && reply)) {
                     continue; // dropped
                 }
                 if (now == Mode.LATENCY) {
