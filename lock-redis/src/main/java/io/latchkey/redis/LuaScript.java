@@ -13,11 +13,14 @@ final class LuaScript {
     final String name;
     final byte[] body;
     final byte[] sha;
+    /** The SHA as a command argument, made once (see RedisNode.evalsha). */
+    final redis.clients.jedis.args.Rawable shaArgument;
 
     LuaScript(String name, String body) {
         this.name = name;
         this.body = body.getBytes(StandardCharsets.UTF_8);
         this.sha = sha1Hex(this.body);
+        this.shaArgument = RedisNode.argument(sha);
     }
 
     private static byte[] sha1Hex(byte[] data) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.Jedis;
@@ -15,6 +16,7 @@ import redis.clients.jedis.Protocol;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.args.Rawable;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 import redis.clients.jedis.params.ScanParams;
@@ -48,11 +50,28 @@ final class RedisNode implements AutoCloseable {
     private static final long WAIT_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(WAIT_SLICE_MILLIS);
 
     /** EVALSHA's key-count argument for the scripts' small counts, encoded once. */
-    private static final byte[][] KEY_COUNTS = new byte[10][];
+    private static final Rawable[] KEY_COUNTS = new Rawable[10];
 
     static {
         for (int i = 0; i < KEY_COUNTS.length; i++) {
-            KEY_COUNTS[i] = Integer.toString(i).getBytes(StandardCharsets.US_ASCII);
+            KEY_COUNTS[i] = new Arg(Integer.toString(i).getBytes(StandardCharsets.US_ASCII));
+        }
+    }
+
+    /**
+     * One argument of a command, sent as it is. Jedis wraps every byte[] argument in a copy of it (RawableFactory.Raw):
+     * half of a lock cycle's allocation went to those copies of keys, owner ids and SHAs the backend had encoded once.
+     */
+    private static final class Arg implements Rawable {
+        private final byte[] raw;
+
+        Arg(byte[] raw) {
+            this.raw = raw;
+        }
+
+        @Override
+        public byte[] getRaw() {
+            return raw;
         }
     }
 
@@ -182,8 +201,7 @@ final class RedisNode implements AutoCloseable {
         }
         for (int attempt = 0; ; attempt++) {
             try (Jedis jedis = borrow.get()) {
-                jedis.getConnection()
-                        .sendCommand(Protocol.Command.EVALSHA, evalshaArguments(script, keyCount, params));
+                jedis.getConnection().sendCommand(evalsha(script, keyCount, params));
                 return replyOrText(jedis, script, keyCount, params);
             } catch (JedisConnectionException e) {
                 if (attempt > 0 || !staleConnection(e)) {
@@ -204,17 +222,25 @@ final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * EVALSHA's arguments: the script's SHA, the key count, the keys and arguments. Sent through the connection (not
-     * Jedis.evalsha, whose command object and reply builder add to every call's allocation).
+     * The EVALSHA command: the script's SHA, the key count, the keys and arguments, none of them copied. Sent through
+     * the connection (not Jedis.evalsha, whose command object and reply builder add to every call's allocation). Only
+     * read when sent, so one serves every node of a round.
      */
-    static byte[][] evalshaArguments(LuaScript script, int keyCount, byte[][] params) {
-        byte[][] args = new byte[params.length + 2][];
-        args[0] = script.sha;
-        args[1] = keyCount < KEY_COUNTS.length
+    static CommandArguments evalsha(LuaScript script, int keyCount, byte[][] params) {
+        CommandArguments args = new CommandArguments(Protocol.Command.EVALSHA);
+        args.add(script.shaArgument);
+        args.add(keyCount < KEY_COUNTS.length
                 ? KEY_COUNTS[keyCount]
-                : Integer.toString(keyCount).getBytes(StandardCharsets.US_ASCII);
-        System.arraycopy(params, 0, args, 2, params.length);
+                : new Arg(Integer.toString(keyCount).getBytes(StandardCharsets.US_ASCII)));
+        for (byte[] p : params) {
+            args.add(new Arg(p));
+        }
         return args;
+    }
+
+    /** {@code raw} as a command argument, not copied: the caller does not change it afterwards. */
+    static Rawable argument(byte[] raw) {
+        return new Arg(raw);
     }
 
     /**
@@ -249,7 +275,7 @@ final class RedisNode implements AutoCloseable {
         Jedis jedis = borrow.get();
         try {
             Connection connection = jedis.getConnection();
-            connection.sendCommand(Protocol.Command.EVALSHA, call.evalshaArguments());
+            connection.sendCommand(call.evalsha());
             connection.getMany(0); // flushes (Connection.flush() is not public) and reads nothing
             return jedis;
         } catch (RuntimeException e) {

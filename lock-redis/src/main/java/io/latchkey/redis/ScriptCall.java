@@ -1,6 +1,7 @@
 package io.latchkey.redis;
 
 import java.util.function.Function;
+import redis.clients.jedis.CommandArguments;
 
 /*
  * One script call of a round, the same on every node: the script, its keys and arguments, and how its reply is read.
@@ -14,8 +15,8 @@ final class ScriptCall<T> implements Function<RedisNode, T> {
     final int keyCount;
     final byte[][] params;
     private final Function<Object, T> parse;
-    /** EVALSHA's arguments, built once for every node of a pipelined round (the connection copies them). */
-    private byte[][] evalshaArguments;
+    /** The EVALSHA command, built once for every node of a pipelined round (sending only reads it). */
+    private CommandArguments evalsha;
 
     ScriptCall(LuaScript script, int keyCount, Function<Object, T> parse, byte[]... params) {
         this.script = script;
@@ -30,12 +31,12 @@ final class ScriptCall<T> implements Function<RedisNode, T> {
         return parse(node.eval(script, keyCount, params));
     }
 
-    /** EVALSHA's arguments for this call; built on first use by the caller's thread, which alone sends a round. */
-    byte[][] evalshaArguments() {
-        byte[][] args = evalshaArguments;
+    /** The EVALSHA command for this call; built on first use by the caller's thread, which alone sends a round. */
+    CommandArguments evalsha() {
+        CommandArguments args = evalsha;
         if (args == null) {
-            args = RedisNode.evalshaArguments(script, keyCount, params);
-            evalshaArguments = args;
+            args = RedisNode.evalsha(script, keyCount, params);
+            evalsha = args;
         }
         return args;
     }
