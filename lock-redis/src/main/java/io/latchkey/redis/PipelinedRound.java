@@ -63,7 +63,7 @@ final class PipelinedRound {
                 errors[i] = e;
             } finally {
                 if (sent[i] != null) {
-                    RedisNode.giveBack(sent[i], background);
+                    node.giveBack(sent[i], background);
                 }
             }
             if (errors[i] != null && RedisNode.isTimeout(errors[i])) {

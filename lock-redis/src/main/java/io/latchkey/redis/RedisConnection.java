@@ -163,7 +163,8 @@ final class RedisConnection implements AutoCloseable {
                 JedisPoolConfig pc = poolConfig(new JedisPoolConfig(), s, timeout);
                 JedisPool pool = new JedisPool(
                         pc, new HostAndPort(hp.host(), hp.port()), config.apply(Math.toIntExact(timeout.toMillis())));
-                nodes.add(RedisNode.ofPool(hp.toString(), pool, true, Math.toIntExact(timeout.toMillis())));
+                nodes.add(RedisNode.ofPool(
+                        hp.toString(), pool, true, s.poolSize(), Math.toIntExact(timeout.toMillis())));
             }
         } catch (RuntimeException e) {
             nodes.forEach(RedisNode::close);
@@ -208,7 +209,7 @@ final class RedisConnection implements AutoCloseable {
             String address = redlock ? "node " + (i + 1) : "redis";
             nodes.add(
                     clients.get(i) instanceof JedisPool pool
-                            ? RedisNode.ofPool(address, pool, false, timeoutMillis)
+                            ? RedisNode.ofPool(address, pool, false, 0, timeoutMillis)
                             : RedisNode.ofClient(address, (UnifiedJedis) clients.get(i), timeoutMillis));
         }
         return new RedisConnection(description, description, null, Set.of(), false, nodes, timeout, executor);

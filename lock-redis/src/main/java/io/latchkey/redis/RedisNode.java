@@ -86,6 +86,8 @@ final class RedisNode implements AutoCloseable {
     private final Runnable closer;
     /** Opens one idle connection in a pool the backend built; null otherwise. */
     private final Runnable warm;
+    /** A few idle connections of a pool the backend built, kept beside it (see IdleConnections); null otherwise. */
+    private final IdleConnections idle;
 
     private final int timeoutMillis;
 
@@ -99,8 +101,10 @@ final class RedisNode implements AutoCloseable {
             UnifiedJedis unified,
             Runnable closer,
             Runnable warm,
+            IdleConnections idle,
             int timeoutMillis) {
         this.warm = warm;
+        this.idle = idle;
         this.address = address;
         this.borrow = borrow;
         this.clear = clear;
@@ -109,23 +113,49 @@ final class RedisNode implements AutoCloseable {
         this.timeoutMillis = timeoutMillis;
     }
 
-    /** A node on a JedisPool; the backend closes it only when it built it ({@code ownsPool}). */
+    /**
+     * A node on a JedisPool of {@code poolSize} connections; the backend closes it only when it built it
+     * ({@code ownsPool}), and keeps a few of its idle connections beside it only then (an application's pool may be
+     * sized for the application alone).
+     */
     @SuppressWarnings("deprecation") // JedisPool is deprecated in Jedis 8, and still what applications pass
-    static RedisNode ofPool(String address, JedisPool pool, boolean ownsPool, int timeoutMillis) {
+    static RedisNode ofPool(String address, JedisPool pool, boolean ownsPool, int poolSize, int timeoutMillis) {
+        if (!ownsPool) {
+            return new RedisNode(
+                    address, pool::getResource, pool::clear, null, () -> {}, null, null, timeoutMillis);
+        }
+        IdleConnections idle = poolSize >= 4 ? new IdleConnections(Math.min(4, poolSize / 4)) : null;
+        if (idle == null) {
+            return new RedisNode(address, pool::getResource, pool::clear, null, pool::close, warmer(pool), null, timeoutMillis);
+        }
         return new RedisNode(
                 address,
-                pool::getResource,
-                pool::clear,
+                () -> {
+                    Jedis kept = idle.take();
+                    return kept != null ? kept : pool.getResource();
+                },
+                () -> {
+                    idle.drain();
+                    pool.clear();
+                },
                 null,
-                ownsPool ? pool::close : () -> {},
-                ownsPool
-                        ? () -> {
-                            if (pool.getNumIdle() == 0) {
-                                pool.addObjects(1);
-                            }
-                        }
-                        : null,
+                () -> {
+                    idle.drain();
+                    pool.close();
+                },
+                warmer(pool),
+                idle,
                 timeoutMillis);
+    }
+
+    /** Opens one idle connection in the pool if it has none. */
+    @SuppressWarnings("deprecation") // see ofPool
+    private static Runnable warmer(JedisPool pool) {
+        return () -> {
+            if (pool.getNumIdle() == 0) {
+                pool.addObjects(1);
+            }
+        };
     }
 
     /** A node on the application's client, which the backend never closes. */
@@ -133,9 +163,9 @@ final class RedisNode implements AutoCloseable {
         Pool<Connection> pool = poolOf(client);
         if (pool != null) {
             return new RedisNode(
-                    address, () -> new Jedis(pool.getResource()), pool::clear, null, () -> {}, null, timeoutMillis);
+                    address, () -> new Jedis(pool.getResource()), pool::clear, null, () -> {}, null, null, timeoutMillis);
         }
-        return new RedisNode(address, null, () -> {}, client, () -> {}, null, timeoutMillis);
+        return new RedisNode(address, null, () -> {}, client, () -> {}, null, null, timeoutMillis);
     }
 
     /**
@@ -143,7 +173,7 @@ final class RedisNode implements AutoCloseable {
      * {@code closer}.
      */
     static RedisNode ofOwnedClient(String address, UnifiedJedis client, Runnable closer, int timeoutMillis) {
-        return new RedisNode(address, null, () -> {}, client, closer, null, timeoutMillis);
+        return new RedisNode(address, null, () -> {}, client, closer, null, null, timeoutMillis);
     }
 
     /**
@@ -200,7 +230,8 @@ final class RedisNode implements AutoCloseable {
             }
         }
         for (int attempt = 0; ; attempt++) {
-            try (Jedis jedis = borrow.get()) {
+            Jedis jedis = borrow.get();
+            try {
                 jedis.getConnection().sendCommand(evalsha(script, keyCount, params));
                 return replyOrText(jedis, script, keyCount, params);
             } catch (JedisConnectionException e) {
@@ -208,7 +239,16 @@ final class RedisNode implements AutoCloseable {
                     throw e;
                 }
                 // a stale pooled connection (its idle siblings were dropped too): once more on a fresh connection
+            } finally {
+                giveBack(jedis);
             }
+        }
+    }
+
+    /** Gives a connection back: kept beside the pool when healthy and there is room, else to the pool. */
+    private void giveBack(Jedis jedis) {
+        if (idle == null || jedis.getConnection().isBroken() || !idle.keep(jedis)) {
+            jedis.close();
         }
     }
 
@@ -312,7 +352,7 @@ final class RedisNode implements AutoCloseable {
      * the pool replaces a connection it drops by opening another at once, which against a frozen server blocks for the
      * socket timeout.
      */
-    static void giveBack(Jedis jedis, java.util.concurrent.Executor background) {
+    void giveBack(Jedis jedis, java.util.concurrent.Executor background) {
         if (jedis.getConnection().isBroken()) {
             try {
                 background.execute(jedis::close);
@@ -320,7 +360,7 @@ final class RedisNode implements AutoCloseable {
             } catch (java.util.concurrent.RejectedExecutionException closing) { // NOPMD: closed here instead
             }
         }
-        jedis.close();
+        giveBack(jedis);
     }
 
     /**

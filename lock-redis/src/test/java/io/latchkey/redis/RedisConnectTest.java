@@ -130,6 +130,60 @@ class RedisConnectTest {
     }
 
     @Test
+    void connectionsKeptBesideThePoolAreReplacedAfterAKillAndClosedWithTheBackend() throws Exception {
+        try (Jedis admin = admin()) {
+            try (LockClient client = Latchkey.connect("redis://:" + PASSWORD + "@" + hostPort() + "?clientName=kept-probe")) {
+                // four threads in a loop: each gives its connection back beside the pool, so several are kept there
+                java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(4);
+                try {
+                    List<java.util.concurrent.Future<?>> loops = new java.util.ArrayList<>();
+                    for (int t = 0; t < 4; t++) {
+                        String name = "kept/" + t;
+                        loops.add(threads.submit(() -> {
+                            for (int i = 0; i < 200; i++) {
+                                client.lock(name).tryAcquire().orElseThrow().close();
+                            }
+                            return null;
+                        }));
+                    }
+                    for (java.util.concurrent.Future<?> loop : loops) {
+                        loop.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    }
+                } finally {
+                    threads.shutdownNow();
+                }
+                assertThat(connectionsNamed(admin, "kept-probe")).isGreaterThan(1);
+                admin.clientKill(new redis.clients.jedis.params.ClientKillParams()
+                        .type(redis.clients.jedis.args.ClientType.NORMAL)
+                        .skipMe(redis.clients.jedis.params.ClientKillParams.SkipMe.YES));
+                // the first kept connection fails as stale: every kept one is dropped with the pool's idle ones, so
+                // the one retry finds a fresh connection, not another dead one
+                for (int i = 0; i < 4; i++) {
+                    client.lock("kept/after-kill").tryAcquire().orElseThrow().close();
+                }
+            }
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(connectionsNamed(admin, "kept-probe"))
+                            .as("connections the closed backend left open")
+                            .isZero());
+        }
+    }
+
+    private static Jedis admin() {
+        return new Jedis(
+                HostAndPort.from(hostPort()),
+                DefaultJedisClientConfig.builder()
+                        .autoNegotiateProtocol(false)
+                        .password(PASSWORD)
+                        .build());
+    }
+
+    private static long connectionsNamed(Jedis admin, String name) {
+        return admin.clientList().lines().filter(l -> l.contains(" name=" + name + " ")).count();
+    }
+
+    @Test
     void anApplicationPoolIsUsedAndNotClosed() {
         try (JedisPool pool = new JedisPool(
                 HostAndPort.from(hostPort()),
