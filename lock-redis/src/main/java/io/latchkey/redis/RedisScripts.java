@@ -92,7 +92,10 @@ final class RedisScripts {
     /**
      * Compare-and-delete, then wake one waiter if someone waits. KEYS: lock, wake, waiting, fence.
      * ARGV: owner, wake-list ttl ms, '1' to wake even if this node did not hold the grant (Redlock: a waiter
-     * blocks on one node, which may not have been part of the holder's quorum), else '0', and the grant's token
+     * blocks on one node, which may not have been part of the holder's quorum), '2' for a failed Redlock attempt's
+     * give-back (its owner waits next, maybe on this node, which its own grant kept from being flagged as waited on
+     * by the acquire script: the flag is set here, so that the holder's release pushes a wake here too), else '0',
+     * and the grant's token
      * (as RENEW: an owner's stale grant never releases its newer one), or '' for a failed attempt's give-back,
      * which has no token.
      * The wake list holds at most one element: one release wakes one BLPOP waiter (Redis serves the
@@ -108,6 +111,9 @@ final class RedisScripts {
               redis.call('LPUSH', KEYS[2], '1')
               redis.call('LTRIM', KEYS[2], 0, 0)
               redis.call('PEXPIRE', KEYS[2], ARGV[2])
+            end
+            if ARGV[3] == '2' then
+              redis.call('SET', KEYS[3], '1', 'PX', ARGV[2])
             end
             return released
             """);
