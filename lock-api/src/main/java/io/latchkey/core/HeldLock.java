@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.NullMarked;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -22,8 +23,8 @@ import org.slf4j.LoggerFactory;
  *
  * Concurrency design. Three parties touch a grant: the user's threads (renew, release), the client's
  * single scheduler thread (timers), and worker threads (background renewals, store-reported losses). Three
- * classes share the work, and one lock, `stateLock`: the HeldLock's own monitor (`synchronized (held)`), which costs
- * no object per grant; it is never held across I/O or a wait, so a virtual thread never parks while holding it:
+ * classes share the work, and one lock, `stateLock` (a ReentrantLock, not the object's monitor, so that a virtual
+ * thread that waits for it on JDK 21 does not pin its carrier):
  * - HeldLock (here) owns the grant's state and both of its ends. `state` moves once, ACTIVE -> RELEASED
  *   (releaseInStore, on the user's thread) or ACTIVE -> LOST (markLost, from any party), under `stateLock`;
  *   whoever makes that move owns the clean-up (cancel the watchdog's timer, leave the local gate, forget the
@@ -57,6 +58,8 @@ final class HeldLock {
     final LockOptions options;
     final @Nullable Thread reentrantOwner; // null unless PER_THREAD
     final CoreHandle primary;
+    /** Guards the state and the watchdog's bookkeeping; never held during I/O (see the note on top). */
+    final ReentrantLock stateLock = new ReentrantLock();
 
     private final LocalGates.Gate gate;
     private final TimeSource time;
@@ -108,8 +111,11 @@ final class HeldLock {
 
     /** Arms the watchdog; called once the grant is registered with the client. */
     void start() {
-        synchronized (this) {
+        stateLock.lock();
+        try {
             watchdog.start();
+        } finally {
+            stateLock.unlock();
         }
     }
 
@@ -192,12 +198,15 @@ final class HeldLock {
         if (watchdog.lostBeforeRelease()) {
             return false; // reported lost, and given back in the background, as the timer would have
         }
-        synchronized (this) {
+        stateLock.lock();
+        try {
             if (state != ACTIVE) {
                 return false;
             }
             state = RELEASED;
             watchdog.cancelTimer();
+        } finally {
+            stateLock.unlock();
         }
         client.forget(this);
         try {
@@ -215,7 +224,8 @@ final class HeldLock {
      * the grant had already ended; refused while it is held more than once (re-entered), changing nothing.
      */
     boolean retire() {
-        synchronized (this) {
+        stateLock.lock();
+        try {
             if (state != ACTIVE) {
                 return false;
             }
@@ -226,6 +236,8 @@ final class HeldLock {
             }
             state = RELEASED;
             watchdog.cancelTimer();
+        } finally {
+            stateLock.unlock();
         }
         client.forget(this);
         leaveGate();
@@ -240,12 +252,15 @@ final class HeldLock {
 
     /** Ends the grant as lost; false if it had already ended. Cannot fail before the loss is reported. */
     boolean markLost(LockLoss.Reason reason, String detail, @Nullable Throwable cause) {
-        synchronized (this) {
+        stateLock.lock();
+        try {
             if (state != ACTIVE) {
                 return false;
             }
             state = LOST;
             watchdog.cancelTimer();
+        } finally {
+            stateLock.unlock();
         }
         LockLoss l = new LockLoss(name(), grant.fencingToken(), reason, WallClock.forDisplay(time), detail, cause);
         CompletableFuture<LockLoss> f = lossSignal.publish(l);

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * The validity of one HeldLock: renewals (the user's and the background ones), the single timer, and the
  * decision that the grant is lost because its validity ran out or the watchdog itself failed.
  *
- * Concurrency design. The fields below are guarded by the HeldLock's `stateLock`, its monitor (the same lock that guards its
+ * Concurrency design. The fields below are guarded by the HeldLock's `stateLock` (the same lock that guards its
  * state, so that "still ACTIVE?" and "re-arm the timer" are one step); no I/O runs while it is held. The
  * watchdog never moves the grant's state itself: it ends a grant only through HeldLock.markLost, which owns
  * that transition and cancels the timer here.
@@ -174,10 +174,13 @@ final class Watchdog implements Runnable {
         }
         Duration lease = capByMaxHold(options.lease(), start);
         if (lease == null) {
-            synchronized (held) {
+            held.stateLock.lock();
+            try {
                 renewalInFlight = false;
                 endsAtMaxHold = true;
                 reschedule();
+            } finally {
+                held.stateLock.unlock();
             }
         }
         return lease;
@@ -190,11 +193,14 @@ final class Watchdog implements Runnable {
                 held.name(),
                 client.backend(),
                 e);
-        synchronized (held) {
+        held.stateLock.lock();
+        try {
             renewalInFlight = false;
             lastRenewalFailure = e;
             nextRenewNanos = Deadlines.saturatedAdd(time.nanoTime(), retryIntervalNanos());
             reschedule();
+        } finally {
+            held.stateLock.unlock();
         }
         client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
     }
@@ -209,8 +215,11 @@ final class Watchdog implements Runnable {
 
     /** The renewal was never sent: the grant ended meanwhile, or the client is closing and ends it itself. */
     void backgroundRenewalDropped() {
-        synchronized (held) {
+        held.stateLock.lock();
+        try {
             renewalInFlight = false;
+        } finally {
+            held.stateLock.unlock();
         }
     }
 
@@ -223,8 +232,11 @@ final class Watchdog implements Runnable {
             boolean batched) {
         if (!result.held()) {
             if (background) {
-                synchronized (held) {
+                held.stateLock.lock();
+                try {
                     renewalInFlight = false;
+                } finally {
+                    held.stateLock.unlock();
                 }
             }
             LockLoss.Reason reason = result.reason();
@@ -237,7 +249,8 @@ final class Watchdog implements Runnable {
         boolean active;
         boolean queueNext = false;
         long next = 0;
-        synchronized (held) {
+        held.stateLock.lock();
+        try {
             if (background) {
                 renewalInFlight = false;
             }
@@ -257,6 +270,8 @@ final class Watchdog implements Runnable {
                 }
                 reschedule();
             }
+        } finally {
+            held.stateLock.unlock();
         }
         if (queueNext) {
             queueNextRenewal(next);
@@ -389,7 +404,8 @@ final class Watchdog implements Runnable {
         LockLoss.Reason lossReason;
         String detail;
         Throwable cause = null;
-        synchronized (held) {
+        held.stateLock.lock();
+        try {
             timer = null;
             if (!held.isActive()) {
                 return;
@@ -416,6 +432,8 @@ final class Watchdog implements Runnable {
             lossReason = loss.reason();
             detail = loss.detail();
             cause = loss.cause();
+        } finally {
+            held.stateLock.unlock();
         }
         held.markLost(lossReason, detail, cause);
     }
@@ -455,11 +473,14 @@ final class Watchdog implements Runnable {
             return false;
         }
         Loss loss;
-        synchronized (held) {
+        held.stateLock.lock();
+        try {
             if (!held.isActive()) {
                 return false;
             }
             loss = overdueLoss(time.nanoTime());
+        } finally {
+            held.stateLock.unlock();
         }
         return held.markLost(loss.reason(), loss.detail() + " (found when the lock was released)", loss.cause());
     }
