@@ -163,7 +163,7 @@ final class RedisConnection implements AutoCloseable {
                 JedisPoolConfig pc = poolConfig(new JedisPoolConfig(), s, timeout);
                 JedisPool pool = new JedisPool(
                         pc, new HostAndPort(hp.host(), hp.port()), config.apply(Math.toIntExact(timeout.toMillis())));
-                nodes.add(RedisNode.ofPool(
+                nodes.add(RedisNodes.ofPool(
                         hp.toString(), pool, true, s.poolSize(), Math.toIntExact(timeout.toMillis())));
             }
         } catch (RuntimeException e) {
@@ -209,8 +209,8 @@ final class RedisConnection implements AutoCloseable {
             String address = redlock ? "node " + (i + 1) : "redis";
             nodes.add(
                     clients.get(i) instanceof JedisPool pool
-                            ? RedisNode.ofPool(address, pool, false, 0, timeoutMillis)
-                            : RedisNode.ofClient(address, (UnifiedJedis) clients.get(i), timeoutMillis));
+                            ? RedisNodes.ofPool(address, pool, false, 0, timeoutMillis)
+                            : RedisNodes.ofClient(address, (UnifiedJedis) clients.get(i), timeoutMillis));
         }
         return new RedisConnection(description, description, null, Set.of(), false, nodes, timeout, executor);
     }

@@ -83,7 +83,7 @@ final class RedisTopologies {
             throw unavailable(p, connectTimeout, tls, e);
         }
         Runnable closer = p.topology() == RedisTarget.Topology.SENTINEL ? () -> closeSentinel(client) : client::close;
-        return RedisNode.ofOwnedClient(description, client, closer, Math.toIntExact(timeout.toMillis()));
+        return RedisNodes.ofOwnedClient(description, client, closer, Math.toIntExact(timeout.toMillis()));
     }
 
     /**
