@@ -267,9 +267,21 @@ public interface DistributionRules extends TckRules {
         child.awaitLine("ASSIGNED ", Duration.ofSeconds(60));
         ItemTracker tracker = new ItemTracker();
         WorkDistributor survivor = instance(group, items, 8, "survivor", tracker);
-        awaitSpread(List.of(survivor), 4, 4, timeout().plusSeconds(30), () -> "child: " + child.lines());
-        Set<String> childItems = new HashSet<>(items);
-        childItems.removeAll(survivor.assigned());
+        // the two must split the items between them, not merely leave the survivor with 4 at some instant: a store
+        // that grants everything lets both hold all 8, and the survivor passes 4 on its way there
+        Duration within = timeout().plusSeconds(30);
+        try {
+            Tck.await(within).pollInterval(Duration.ofMillis(20)).until(() -> {
+                Set<String> mine = survivor.assigned();
+                Set<String> childs = DistributorProcess.itemsHeldBy(child);
+                return mine.size() == 4 && childs.size() == 4 && java.util.Collections.disjoint(mine, childs);
+            });
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("no even split of the 8 items between the survivor and the child (4 each, none"
+                    + " held by both) within " + within + ": the survivor holds " + survivor.assigned() + ", the child " + DistributorProcess.itemsHeldBy(child)
+                    + "; child: " + child.lines());
+        }
+        Set<String> childItems = DistributorProcess.itemsHeldBy(child);
         child.kill();
         long killedAt = System.nanoTime();
         Duration bound = timeout()

@@ -7,6 +7,8 @@ import io.latchkey.recipes.ItemWorker;
 import io.latchkey.recipes.WorkDistributor;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * A child JVM for {@link DistributionRules}: one distributor instance that prints {@code ASSIGNED <item> <token>} and
@@ -15,6 +17,25 @@ import java.util.Arrays;
  */
 public final class DistributorProcess {
     private DistributorProcess() {}
+
+    /**
+     * The items a child running this class holds now, as its ASSIGNED and REVOKED lines so far say.
+     *
+     * @param child the child JVM
+     * @return the items, a new set
+     */
+    static Set<String> itemsHeldBy(TckProcess child) {
+        Set<String> held = new HashSet<>();
+        for (String line : child.lines()) {
+            String[] words = line.split(" ");
+            if (words.length >= 2 && words[0].equals("ASSIGNED")) {
+                held.add(words[1]);
+            } else if (words.length >= 2 && words[0].equals("REVOKED")) {
+                held.remove(words[1]);
+            }
+        }
+        return held;
+    }
 
     /**
      * The child's entry point.
