@@ -46,9 +46,14 @@ final class DeadlineTimer {
             return deadline - System.nanoTime();
         }
 
-        /** Keeps the task from running unless the timer thread has already taken it. */
-        void cancel() {
-            pending.remove(this);
+        /**
+         * Keeps the task from running unless the timer thread has already taken it.
+         *
+         * @return true if this call kept it from running; false if it had run, was running or about to, or was
+         *     cancelled before
+         */
+        boolean cancel() {
+            return pending.remove(this);
         }
 
         @Override

@@ -362,10 +362,15 @@ final class Watchdog implements Runnable {
         }
         long delay = next - time.nanoTime();
         DeadlineTimer.Timeout pending = timer;
-        if (pending != null && pending.remainingNanos() <= delay) {
-            return; // it fires first and looks again: early is harmless (see the note on top)
+        if (pending != null) {
+            // it fires first and looks again: early is harmless (see the note on top). A timer the thread has
+            // already taken is about to look too, once it has stateLock: arming another beside it would leave two
+            // timers running for this grant from then on, as its run forgets the one armed here
+            if (pending.remainingNanos() <= delay || !pending.cancel()) {
+                return;
+            }
+            timer = null;
         }
-        cancelTimer();
         if (delay >= COARSE_FROM_NANOS) {
             delay -= Math.floorMod(next, GRID_NANOS); // on the shared grid
         }
@@ -381,7 +386,7 @@ final class Watchdog implements Runnable {
         return v == Long.MAX_VALUE ? Long.MAX_VALUE : v - guardNanos;
     }
 
-    /** Cancels the pending timer, if any. Caller holds stateLock. */
+    /** Cancels the pending timer, if any (a run already under way finds the grant ended). Caller holds stateLock. */
     void cancelTimer() {
         DeadlineTimer.Timeout t = timer;
         if (t != null) {

@@ -73,6 +73,34 @@ class DeadlineTimerTest {
     }
 
     @Test
+    @DisplayName("cancel reports whether it kept the task from running: true while pending, false once taken")
+    void cancelReportsWhetherItWon() throws InterruptedException {
+        assertThat(timer.schedule(() -> {}, TimeUnit.MINUTES.toNanos(10)).cancel()).isTrue();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        DeadlineTimer.Timeout taken = timer.schedule(
+                () -> {
+                    running.countDown();
+                    awaitQuietly(finish);
+                },
+                0);
+        assertThat(running.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(taken.cancel()).as("cancel of a task already running").isFalse();
+        finish.countDown();
+        DeadlineTimer.Timeout twice = timer.schedule(() -> {}, TimeUnit.MINUTES.toNanos(10));
+        twice.cancel();
+        assertThat(twice.cancel()).as("a second cancel").isFalse();
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
     @DisplayName("a task that throws does not stop the timer")
     void aFailingTaskDoesNotStopTheTimer() throws InterruptedException {
         timer.schedule(
