@@ -84,7 +84,9 @@ final class ReadWriteScripts {
     /**
      * KEYS: state, reader expiries, intents, wake, waiting. ARGV: owner, token ('*': any, for an attempt whose token
      * on this node is unknown), 'r' or 'w', wake-list ttl ms, '1' to wake a waiter even if this node did not hold
-     * the grant (Redlock). 1 released; 0 this grant was gone or expired. Wakes one waiter if someone waits.
+     * the grant (Redlock), '2' for a failed Redlock attempt's give-back (its owner waits next: the node is flagged
+     * as waited on, as in RedisScripts.RELEASE), else '0'. 1 released; 0 this grant was gone or expired. Wakes one
+     * waiter if someone waits.
      */
     static final LuaScript RELEASE = new LuaScript("read-write-release", NOW_AND_DROP_EXPIRED + """
             local held
@@ -107,6 +109,9 @@ final class ReadWriteScripts {
               redis.call('LPUSH', KEYS[4], '1')
               redis.call('LTRIM', KEYS[4], 0, 0)
               redis.call('PEXPIRE', KEYS[4], ARGV[4])
+            end
+            if ARGV[5] == '2' then
+              redis.call('SET', KEYS[5], '1', 'PX', ARGV[4])
             end
             return released
             """);

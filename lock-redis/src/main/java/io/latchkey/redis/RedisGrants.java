@@ -138,7 +138,7 @@ final class RedisGrants {
                         k.fence(),
                         owner,
                         RedisWaiting.WAKE_TTL_MS,
-                        connection.redlock() ? RedisWaiting.GIVE_BACK_THEN_WAIT : RedisWaiting.WAKE_IF_HELD,
+                        waiting.giveBackWakeMode(),
                         ANY_TOKEN);
             }
         });

@@ -189,7 +189,9 @@ final class RedisReadWrite {
 
             @Override
             public void giveBack(RedisNode node) {
-                long unused = releaseOn(k, owner, ANY_TOKEN, side).apply(node); // 0 if it held nothing there
+                // 0 if it held nothing there; on Redlock its owner waits next, so the node is flagged as waited on
+                long unused = releaseOn(k, owner, ANY_TOKEN, side, waiting.giveBackWakeMode())
+                        .apply(node);
             }
         };
     }
@@ -203,6 +205,11 @@ final class RedisReadWrite {
     }
 
     private ScriptCall<Long> releaseOn(RedisKeys.ReadWriteKeys k, byte[] owner, byte[] token, byte[] side) {
+        return releaseOn(k, owner, token, side, waiting.releaseWakeMode());
+    }
+
+    private ScriptCall<Long> releaseOn(
+            RedisKeys.ReadWriteKeys k, byte[] owner, byte[] token, byte[] side, byte[] wakeMode) {
         return new ScriptCall<>(
                 ReadWriteScripts.RELEASE,
                 5,
@@ -216,6 +223,6 @@ final class RedisReadWrite {
                 token,
                 side,
                 RedisWaiting.WAKE_TTL_MS,
-                waiting.releaseWakeMode());
+                wakeMode);
     }
 }

@@ -57,6 +57,11 @@ final class RedisWaiting {
         return connection.redlock() ? WAKE_ALWAYS : WAKE_IF_HELD;
     }
 
+    /** The release script's wake mode for a failed attempt's give-back. */
+    byte[] giveBackWakeMode() {
+        return connection.redlock() ? GIVE_BACK_THEN_WAIT : WAKE_IF_HELD;
+    }
+
     /** Waits for a release of {@code name} that wakes this waiter; false at the timeout or after a failure. */
     boolean awaitChange(String name, Duration timeout) throws InterruptedException {
         return awaitWake(name, keys.of(name).wake(), timeout);

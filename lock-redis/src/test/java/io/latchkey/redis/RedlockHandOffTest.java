@@ -30,7 +30,8 @@ import redis.clients.jedis.Jedis;
  * - a node whose fencing counter lagged the quorum's kept the released grant's key until its lease ended (its counter
  *   was not raised, so the release's token check refused it), and every later attempt then needed both other nodes;
  * - a waiter blocks on one node (the first), and a release pushes a wake element to a node's list only where a waiter
- *   flagged the name as waited on; a waiter whose failed attempt was granted that node had not flagged it.
+ *   flagged the name as waited on; a waiter whose failed attempt was granted that node had not flagged it (for locks
+ *   and for read-write locks alike).
  */
 @Timeout(60)
 class RedlockHandOffTest {
@@ -80,6 +81,48 @@ class RedlockHandOffTest {
                 assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
             }
         }
+    }
+
+    @Test
+    @DisplayName("read-write: a writer whose failed attempt held the node it blocks on is woken by the release, not by"
+            + " its backoff")
+    void aWriterGrantedTheNodeItBlocksOnIsWokenByTheRelease() throws Exception {
+        String name = "rw-wake-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+        try (LockClient holderClient = Latchkey.connect(RedisServers.redlockUri(servers));
+                LockClient waiterClient = Latchkey.connect(RedisServers.redlockUri(servers));
+                Jedis first = jedis(servers.get(0))) {
+            LockHandle held = holderClient
+                    .readWriteLock(name, LockOptions.builder().lease(Duration.ofSeconds(30)).build())
+                    .writeLock()
+                    .tryAcquire()
+                    .orElseThrow();
+            // as above: the write grant stands on the second and third nodes only
+            assertThat(first.hdel(new RedisKeys("latchkey:").readWrite(name).state(), bytes("w"), bytes("wt"), bytes("we")))
+                    .isEqualTo(3);
+            LockOptions slowBackoff = LockOptions.builder()
+                    .retry(RetryStrategy.fixed(Duration.ofSeconds(30)))
+                    .build();
+            CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return waiterClient
+                            .readWriteLock(name, slowBackoff)
+                            .writeLock()
+                            .acquire(Duration.ofSeconds(50));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> blockedClients(first) >= 1);
+            held.release();
+            try (LockHandle got = waiter.get(5, TimeUnit.SECONDS)) {
+                assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+            }
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test
