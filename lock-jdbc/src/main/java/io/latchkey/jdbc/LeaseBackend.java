@@ -2,6 +2,7 @@ package io.latchkey.jdbc;
 
 import io.latchkey.Capability;
 import io.latchkey.LockInfo;
+import io.latchkey.Fairness;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
@@ -88,7 +89,8 @@ final class LeaseBackend extends JdbcLockBackend {
         Connection c = null;
         try {
             c = borrow();
-            LeaseStatements.Outcome o = sql.acquire(c, k, request.owner(), micros(request.lease()), waiter);
+            LeaseStatements.Outcome o = sql.acquire(
+                    c, k, request.owner(), micros(request.lease()), waiter, request.fairness() != Fairness.NONE);
             if (o.granted()) {
                 return new Grant(request.name(), request.owner(), o.token(), validUntil(start, request.lease()), null);
             }

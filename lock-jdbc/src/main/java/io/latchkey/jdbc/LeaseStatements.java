@@ -27,6 +27,12 @@ final class LeaseStatements extends SqlTable {
         static final Outcome BUSY_UNKNOWN = new Outcome(false, -1, null, -1, -1);
     }
 
+    /**
+     * PostgreSQL: how long a released lock with waiters queued is kept for the first of them (the one the release
+     * notified) before anyone may take it; a head that does not come in time (its process paused) is passed by.
+     */
+    static final long HEAD_GRACE_MILLIS = 200;
+
     private final String acquireSql;
     private final String renewSql;
     private final String releaseSql;
@@ -55,11 +61,21 @@ final class LeaseStatements extends SqlTable {
                 now = now(dialect);
                 plusLease = nowPlusMicros(dialect);
                 // a busy attempt that may wait (waiter pid given) joins the row's queue in the same statement,
-                // so a release that commits after it sees the waiter; a grant leaves the queue
-                String grantable = "(l.expires_at IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner)";
+                // so a release that commits after it sees the waiter; a grant leaves the queue.
+                // A release with waiters queued leaves expires_at at its own time, and for HEAD_GRACE only the
+                // first waiter (the one it notified) may take the row, unless the attempt asked for no fairness
+                // (Fairness.NONE). Without that, the releasing client, whose next attempt is sent before the
+                // notified waiter has even been told (PostgreSQL delivers a NOTIFY about 1 ms after the commit),
+                // took the lock again and again, and a queued waiter went without it for seconds
+                String me = "(SELECT me FROM p)";
+                String free = "(l.expires_at IS NULL OR l.expires_at <= now())";
+                String notReserved = "(NOT (SELECT fair FROM p) OR l.expires_at IS NULL OR l.expires_at <= now()"
+                        + " - interval '" + HEAD_GRACE_MILLIS + " milliseconds' OR coalesce(cardinality(l.waiting), 0)"
+                        + " = 0 OR l.waiting[1] = " + me + ")";
+                String grantable = "(l.owner = EXCLUDED.owner OR (" + free + " AND " + notReserved + "))";
                 String mineLive = "l.owner = EXCLUDED.owner AND l.expires_at > now()";
-                String me = "CAST(? AS INTEGER)";
-                acquireSql = "WITH up AS (INSERT INTO " + table
+                acquireSql = "WITH p AS (SELECT CAST(? AS INTEGER) AS me, CAST(? AS BOOLEAN) AS fair), up AS"
+                        + " (INSERT INTO " + table
                         + " AS l (ns, name, owner, token, acquired_at, expires_at)"
                         + " VALUES (?, ?, ?, 1, now(), " + plusLease + ")"
                         + " ON CONFLICT (ns, name) DO UPDATE SET"
@@ -119,13 +135,16 @@ final class LeaseStatements extends SqlTable {
                 + " WHERE ns = ? AND name = ? AND expires_at > " + now;
         if (dialect == Dialect.POSTGRESQL) {
             // wake ONE waiter: the first live pid of the row's queue (dead sessions are dropped from it), with
-            // a NOTIFY on that listener's own channel, sent when the release commits; nobody queued, no NOTIFY
+            // a NOTIFY on that listener's own channel, sent when the release commits; nobody queued, no NOTIFY.
+            // With waiters queued, expires_at keeps the release's time: the first of them has HEAD_GRACE to come
             String prune =
                     ", waiting = CASE WHEN cardinality(waiting) > 0 THEN " + live("waiting") + " ELSE waiting END";
             String notify = " RETURNING ns, name, waiting[1] AS next) " + NOTIFY_NEXT;
             releaseSql = "WITH r AS ("
                     + clear.replace(
-                            " SET owner = NULL, expires_at = NULL", " SET owner = NULL, expires_at = NULL" + prune)
+                            " SET owner = NULL, expires_at = NULL",
+                            " SET owner = NULL, expires_at = CASE WHEN coalesce(cardinality(waiting), 0) > 0 THEN"
+                                    + " now() END" + prune)
                     + notify;
             forceSql = "WITH r AS (" + force.replace(" expires_at = NULL", " expires_at = NULL" + prune) + notify;
             leaveSql =
@@ -155,21 +174,21 @@ final class LeaseStatements extends SqlTable {
      * One attempt. {@code waiter} (PostgreSQL only): the pid of this client's listening session, which a busy
      * attempt queues in the row so that a release notifies it; {@code null} for an attempt that will not wait.
      */
-    Outcome acquire(Connection c, LockKey k, String owner, long leaseMicros, Integer waiter) throws SQLException {
+    Outcome acquire(Connection c, LockKey k, String owner, long leaseMicros, Integer waiter, boolean fair)
+            throws SQLException {
         switch (dialect) {
             case POSTGRESQL -> {
                 try (PreparedStatement ps = c.prepareStatement(acquireSql)) {
-                    ps.setString(1, k.namespace());
-                    ps.setString(2, k.name());
-                    ps.setString(3, owner);
-                    ps.setLong(4, leaseMicros);
-                    for (int i = 5; i <= 8; i++) {
-                        ps.setObject(i, waiter, java.sql.Types.INTEGER);
-                    }
-                    ps.setString(9, owner);
-                    ps.setString(10, k.namespace());
-                    ps.setString(11, k.name());
-                    ps.setString(12, owner);
+                    ps.setObject(1, waiter, java.sql.Types.INTEGER);
+                    ps.setBoolean(2, fair);
+                    ps.setString(3, k.namespace());
+                    ps.setString(4, k.name());
+                    ps.setString(5, owner);
+                    ps.setLong(6, leaseMicros);
+                    ps.setString(7, owner);
+                    ps.setString(8, k.namespace());
+                    ps.setString(9, k.name());
+                    ps.setString(10, owner);
                     try (ResultSet rs = ps.executeQuery()) {
                         if (!rs.next()) {
                             return Outcome.BUSY_UNKNOWN;

@@ -166,6 +166,73 @@ class PgHandoffTest {
         }
     }
 
+    @Test
+    void aReleaseKeepsTheLockForTheWaiterItNotified() throws Exception {
+        // the releasing client's next attempt reaches the database before the notified waiter is even told (a NOTIFY
+        // arrives about 1 ms after the commit): it must not take the lock back, or a queued waiter starves
+        try (LockClient a = client(pool);
+                LockClient b = client(pool)) {
+            String name = "kept-for-head";
+            LockOptions slow = LockOptions.builder()
+                    .retry(RetryStrategy.fixed(Duration.ofSeconds(60)))
+                    .build();
+            LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10));
+            Future<Long> waiter = Executors.newSingleThreadExecutor().submit(() -> {
+                try (LockHandle h = b.lock(name, slow).acquire(Duration.ofSeconds(60))) {
+                    return h.fencingToken();
+                }
+            });
+            awaitQueued(name, 1);
+            held.release();
+            assertThat(a.lock(name).tryAcquire())
+                    .as("the releasing client's next attempt, sent before the waiter its release notified could come")
+                    .isEmpty();
+            assertThat(waiter.get(10, TimeUnit.SECONDS))
+                    .as("the waiter's token")
+                    .isGreaterThan(held.fencingToken());
+        }
+    }
+
+    @Test
+    void aHeadThatDoesNotComeIsPassedByAfterTheGraceAndNoFairnessNeverWaitsForIt() throws Exception {
+        // the queue's head is a live session that waits for nothing (as a waiter whose process is paused)
+        try (LockClient a = client(pool);
+                var idle = pool.getConnection()) {
+            String name = "absent-head";
+            int idlePid;
+            try (var st = idle.createStatement();
+                    var rs = st.executeQuery("SELECT pg_backend_pid()")) {
+                rs.next();
+                idlePid = rs.getInt(1);
+            }
+            LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10));
+            try (var c = pool.getConnection();
+                    var ps = c.prepareStatement(
+                            "UPDATE handoff_locks SET waiting = ARRAY[CAST(? AS INTEGER)] WHERE ns = '' AND name = ?")) {
+                ps.setInt(1, idlePid);
+                ps.setString(2, name);
+                assertThat(ps.executeUpdate()).isEqualTo(1);
+            }
+            held.release();
+            long released = System.nanoTime();
+            assertThat(a.lock(name).tryAcquire())
+                    .as("a fair attempt while the released lock is kept for the head")
+                    .isEmpty();
+            LockOptions unfair =
+                    LockOptions.builder().fairness(io.latchkey.Fairness.NONE).build();
+            try (LockHandle barged = a.lock(name, unfair).tryAcquire().orElseThrow()) {
+                assertThat(barged.fencingToken()).isGreaterThan(held.fencingToken());
+            }
+            LockHandle afterGrace = org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> a.lock(name).tryAcquire().orElse(null), java.util.Objects::nonNull);
+            afterGrace.release();
+            assertThat(Duration.ofNanos(System.nanoTime() - released))
+                    .as("a fair attempt waits out the grace")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(LeaseStatements.HEAD_GRACE_MILLIS));
+        }
+    }
+
     private static void awaitQueued(String name, int n) {
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> queued(name) == n);
     }
