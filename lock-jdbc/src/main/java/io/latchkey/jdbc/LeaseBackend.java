@@ -98,7 +98,11 @@ final class LeaseBackend extends JdbcLockBackend {
                 o = sql.holder(c, k);
             }
             if (o.holder() == null) {
-                return Busy.UNKNOWN;
+                // PostgreSQL: released and kept for the queue's head; look again when its grace ends, not at the
+                // safety net, in case the head does not come
+                return o.remainingMicros() > 0
+                        ? new Busy(null, -1, Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(o.remainingMicros())))
+                        : Busy.UNKNOWN;
             }
             return new Busy(
                     o.holder(),

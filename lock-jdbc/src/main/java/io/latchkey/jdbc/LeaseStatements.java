@@ -92,7 +92,10 @@ final class LeaseStatements extends SqlTable {
                         + " = ANY(coalesce(l.waiting, '{}'))))"
                         + " RETURNING token, owner)"
                         + " SELECT true, token, NULL, NULL FROM up WHERE owner = CAST(? AS TEXT)"
-                        + " UNION ALL SELECT false, token, owner, CAST(EXTRACT(EPOCH FROM (expires_at - now())) * 1000000 AS BIGINT)"
+                        // busy: the holder and its lease left, or (no owner: kept for the queue's head) the grace left
+                        + " UNION ALL SELECT false, token, owner, CAST(EXTRACT(EPOCH FROM (CASE WHEN owner IS NULL"
+                        + " THEN expires_at + interval '" + HEAD_GRACE_MILLIS + " milliseconds' ELSE expires_at END"
+                        + " - now())) * 1000000 AS BIGINT)"
                         + " FROM " + table
                         + " WHERE ns = ? AND name = ? AND NOT EXISTS (SELECT 1 FROM up WHERE owner = CAST(? AS TEXT))";
             }

@@ -199,20 +199,8 @@ class PgHandoffTest {
         try (LockClient a = client(pool);
                 var idle = pool.getConnection()) {
             String name = "absent-head";
-            int idlePid;
-            try (var st = idle.createStatement();
-                    var rs = st.executeQuery("SELECT pg_backend_pid()")) {
-                rs.next();
-                idlePid = rs.getInt(1);
-            }
             LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10));
-            try (var c = pool.getConnection();
-                    var ps = c.prepareStatement(
-                            "UPDATE handoff_locks SET waiting = ARRAY[CAST(? AS INTEGER)] WHERE ns = '' AND name = ?")) {
-                ps.setInt(1, idlePid);
-                ps.setString(2, name);
-                assertThat(ps.executeUpdate()).isEqualTo(1);
-            }
+            makeHead(name, pidOf(idle));
             held.release();
             long released = System.nanoTime();
             assertThat(a.lock(name).tryAcquire())
@@ -230,6 +218,47 @@ class PgHandoffTest {
             assertThat(Duration.ofNanos(System.nanoTime() - released))
                     .as("a fair attempt waits out the grace")
                     .isGreaterThanOrEqualTo(Duration.ofMillis(LeaseStatements.HEAD_GRACE_MILLIS));
+        }
+    }
+
+    @Test
+    void aWaiterBehindAHeadThatDoesNotComeLooksAgainWhenTheGraceEnds() throws Exception {
+        // nothing notifies it when the grace ends: its busy answer says when, instead of the 2 s safety net
+        try (LockClient a = client(pool);
+                LockClient b = client(pool);
+                var idle = pool.getConnection()) {
+            String name = "behind-absent-head";
+            LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10));
+            makeHead(name, pidOf(idle));
+            held.release();
+            long released = System.nanoTime();
+            LockOptions slow = LockOptions.builder()
+                    .retry(RetryStrategy.fixed(Duration.ofSeconds(60)))
+                    .build();
+            try (LockHandle got = b.lock(name, slow).acquire(Duration.ofSeconds(30))) {
+                assertThat(Duration.ofNanos(System.nanoTime() - released))
+                        .as("the waiter behind the absent head got the lock before the safety net's 2 s")
+                        .isLessThan(LeaseBackend.SAFETY_NET.minusMillis(500));
+            }
+        }
+    }
+
+    private static int pidOf(java.sql.Connection c) throws java.sql.SQLException {
+        try (var st = c.createStatement();
+                var rs = st.executeQuery("SELECT pg_backend_pid()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /** Makes a session's pid the only one queued for {@code name}, as a waiter that queued and then stopped. */
+    private static void makeHead(String name, int pid) throws java.sql.SQLException {
+        try (var c = pool.getConnection();
+                var ps = c.prepareStatement(
+                        "UPDATE handoff_locks SET waiting = ARRAY[CAST(? AS INTEGER)] WHERE ns = '' AND name = ?")) {
+            ps.setInt(1, pid);
+            ps.setString(2, name);
+            assertThat(ps.executeUpdate()).isEqualTo(1);
         }
     }
 
