@@ -63,23 +63,7 @@ class RedlockHandOffTest {
             // the holder's grant stands on the second and third nodes only, as after a race it won there: the first
             // node, the one waiters block on, is free, so the waiter's attempt is granted there and given back
             assertThat(first.del(new RedisKeys("latchkey:").of(name).lock())).isEqualTo(1);
-            LockOptions slowBackoff = LockOptions.builder()
-                    .retry(RetryStrategy.fixed(Duration.ofSeconds(30)))
-                    .build();
-            CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return waiterClient.lock(name, slowBackoff).acquire(Duration.ofSeconds(50));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            });
-            await().atMost(Duration.ofSeconds(10)).until(() -> blockedClients(first) >= 1);
-            held.release();
-            // its backoff is 30 s: only the release's wake brings it in within 5 s
-            try (LockHandle got = waiter.get(5, TimeUnit.SECONDS)) {
-                assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
-            }
+            assertWokenByTheRelease(first, held, options -> waiterClient.lock(name, options));
         }
     }
 
@@ -99,25 +83,33 @@ class RedlockHandOffTest {
             // as above: the write grant stands on the second and third nodes only
             assertThat(first.hdel(new RedisKeys("latchkey:").readWrite(name).state(), bytes("w"), bytes("wt"), bytes("we")))
                     .isEqualTo(3);
-            LockOptions slowBackoff = LockOptions.builder()
-                    .retry(RetryStrategy.fixed(Duration.ofSeconds(30)))
-                    .build();
-            CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return waiterClient
-                            .readWriteLock(name, slowBackoff)
-                            .writeLock()
-                            .acquire(Duration.ofSeconds(50));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            });
-            await().atMost(Duration.ofSeconds(10)).until(() -> blockedClients(first) >= 1);
-            held.release();
-            try (LockHandle got = waiter.get(5, TimeUnit.SECONDS)) {
-                assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
+            assertWokenByTheRelease(
+                    first, held, options -> waiterClient.readWriteLock(name, options).writeLock());
+        }
+    }
+
+    /**
+     * Starts a waiter on {@code lock} with a 30 s backoff, waits until it blocks on the first node, releases
+     * {@code held}, and asserts the waiter gets the lock within 5 s: only the release's wake-up brings it in that soon.
+     */
+    private static void assertWokenByTheRelease(
+            Jedis first, LockHandle held, java.util.function.Function<LockOptions, io.latchkey.DistributedLock> lock)
+            throws Exception {
+        LockOptions slowBackoff = LockOptions.builder()
+                .retry(RetryStrategy.fixed(Duration.ofSeconds(30)))
+                .build();
+        CompletableFuture<LockHandle> waiter = CompletableFuture.supplyAsync(() -> {
+            try {
+                return lock.apply(slowBackoff).acquire(Duration.ofSeconds(50));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
             }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> blockedClients(first) >= 1);
+        held.release();
+        try (LockHandle got = waiter.get(5, TimeUnit.SECONDS)) {
+            assertThat(got.fencingToken()).isGreaterThan(held.fencingToken());
         }
     }
 
