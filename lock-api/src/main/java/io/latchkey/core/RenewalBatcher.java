@@ -31,6 +31,10 @@ import org.jspecify.annotations.NullMarked;
  * watchdog queued between that last look and the give-back is picked up by the drain's final check, which schedules
  * another. No lock is held around I/O.
  *
+ * Every renewal of an exclusive grant with a batcher falls due on a grid (gridStep: up to an eighth of the renew
+ * interval early), the first one too: locks taken at different moments renew together from the start, and a round of
+ * renewals costs at most interval / step + 1 drains however the acquisitions were spread.
+ *
  * Once renewed here, a grant's next renewal is queued here too (renewAt), in a slot of SLOT width: one timer per slot
  * instead of one per grant, and the slot's grants go to the same drain together, no gather needed. A slot is made and
  * its timer armed inside the map's own compute, and a firing slot takes itself out of the map with remove, so a
@@ -51,6 +55,9 @@ final class RenewalBatcher {
     /** The width of a slot of next renewals. */
     static final long SLOT_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10);
 
+    /** The finest step of the renewal grid; every step is this times a power of two, so the grids nest. */
+    private static final long GRID_BASE_NANOS = SLOT_NANOS;
+
     private final LockBackend backend;
     private final DeadlineTimer scheduler;
     private final Executor workers;
@@ -66,6 +73,21 @@ final class RenewalBatcher {
         this.workers = workers;
         this.time = time;
         this.batchSize = batchSize;
+    }
+
+    /**
+     * The step of the grid that a grant renewed every {@code intervalNanos} renews on: the largest 10 ms times a power
+     * of two that is at most an eighth of the interval (none below 80 ms: 1). Rounding each due renewal down to it
+     * renews up to an eighth early and leaves at most nine renewal times per interval, so a client's grants cost the
+     * store a bounded number of batches per interval however their acquisitions were spread; the grids of different
+     * intervals nest, so grants with different intervals still meet on the coarser one's steps.
+     */
+    static long gridStep(long intervalNanos) {
+        long eighth = intervalNanos / 8;
+        if (eighth < GRID_BASE_NANOS) {
+            return 1;
+        }
+        return GRID_BASE_NANOS * Long.highestOneBit(eighth / GRID_BASE_NANOS);
     }
 
     /**

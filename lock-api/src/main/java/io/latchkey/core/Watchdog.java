@@ -32,6 +32,9 @@ import org.slf4j.LoggerFactory;
  *   timer that fires no later than the next event is kept rather than cancelled and re-armed, and a timer more
  *   than COARSE_FROM away is put up to GRID earlier, on a grid all watchdogs share, so that timers falling due
  *   together wake the scheduler once.
+ * - With a RenewalBatcher, every renewal of an exclusive grant falls due on the batcher's grid (RenewalBatcher.gridStep,
+ *   up to an eighth of the interval early), so that grants taken at different moments still renew together: a
+ *   renewal interval costs a bounded number of batches however the acquisitions were spread.
  * - With a RenewalBatcher, a grant it renewed is queued there for its next renewal (renewalInFlight stays set:
  *   the batcher owns it), and this grant's own timer only watches the loss deadline. That timer is not moved
  *   at each renewal (see above): it fires about once per lease, finds the validity extended and re-arms. A
@@ -332,7 +335,11 @@ final class Watchdog implements Runnable {
                 interval = Math.min(interval, Math.max(TimeUnit.MILLISECONDS.toNanos(1), granted / 3));
             }
         }
-        return Deadlines.saturatedAdd(from, interval);
+        long next = Deadlines.saturatedAdd(from, interval);
+        if (client.renewals != null && held.grant.kind().type() == GrantKind.Type.EXCLUSIVE && next != Long.MAX_VALUE) {
+            next -= Math.floorMod(next, RenewalBatcher.gridStep(interval)); // with the others due in that step
+        }
+        return next;
     }
 
     private long retryIntervalNanos() {

@@ -142,6 +142,46 @@ class RenewalBatcherTest {
         assertThat(singleRenewals.get()).as("renewals sent one by one").isZero();
     }
 
+    @Test
+    @DisplayName("locks taken one by one across a renew interval still renew in few calls: every renewal is on the "
+            + "batcher's grid, at most interval / step + 1 calls per round")
+    void locksTakenAtDifferentMomentsRenewOnTheSharedGrid() {
+        LockOptions spread = LockOptions.builder()
+                .lease(Duration.ofMillis(2400))
+                .renewInterval(Duration.ofMillis(800))
+                .build();
+        long step = RenewalBatcher.gridStep(spread.renewInterval().toNanos());
+        assertThat(step).isEqualTo(Duration.ofMillis(80).toNanos());
+        List<LockHandle> held = new ArrayList<>();
+        for (int i = 0; i < LOCKS; i++) {
+            held.add(client.lock("spread/" + i, spread).tryAcquire().orElseThrow());
+            // a workload shape, not synchronisation: one lock every 20 ms, twice the batcher's 10 ms gather, so
+            // that without the grid no two first renewals would share a call
+            long begin = System.nanoTime();
+            await().pollDelay(Duration.ofMillis(20)).until(() -> System.nanoTime() - begin >= 20_000_000L);
+        }
+        long callsBefore = batches.size();
+        long renewalsBefore = renewed();
+        await().atMost(Duration.ofSeconds(20)).until(() -> renewed() - renewalsBefore >= 3 * LOCKS);
+        long calls = batches.size() - callsBefore;
+        long rounds = (renewed() - renewalsBefore + LOCKS - 1) / LOCKS;
+        long perRound = spread.renewInterval().toNanos() / step + 1;
+        assertThat(calls)
+                .as("renewAll calls for %d rounds of %d locks taken 20 ms apart (calls: %s)", rounds, LOCKS, batches.subList((int) callsBefore, batches.size()))
+                .isLessThanOrEqualTo((rounds + 1) * perRound);
+        assertThat(held).allMatch(LockHandle::isValid);
+        assertThat(singleRenewals.get()).as("renewals sent one by one").isZero();
+    }
+
+    @Test
+    @DisplayName("the renewal grid: 10 ms times a power of two, at most an eighth of the interval; none below 80 ms")
+    void theGridStepIsAtMostAnEighthOfTheInterval() {
+        assertThat(RenewalBatcher.gridStep(Duration.ofMillis(79).toNanos())).isEqualTo(1);
+        assertThat(RenewalBatcher.gridStep(Duration.ofMillis(80).toNanos())).isEqualTo(Duration.ofMillis(10).toNanos());
+        assertThat(RenewalBatcher.gridStep(Duration.ofMillis(1000).toNanos())).isEqualTo(Duration.ofMillis(80).toNanos());
+        assertThat(RenewalBatcher.gridStep(Duration.ofSeconds(10).toNanos())).isEqualTo(Duration.ofMillis(640).toNanos());
+    }
+
     private long renewed() {
         return batches.stream().mapToInt(Integer::intValue).sum();
     }
