@@ -264,7 +264,16 @@ public interface DistributionRules extends TckRules {
                         "8",
                         Long.toString(options.lease().toMillis()),
                         "child");
-        child.awaitLine("ASSIGNED ", Duration.ofSeconds(60));
+        // the child alone first takes every item, so the survivor joins a group whose items are all held: what it
+        // gets, it gets from the child's rebalance, not from a race with the child's first round
+        try {
+            Tck.await(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> DistributorProcess.itemsHeldBy(child).size() == items.size());
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("the child JVM alone did not take all " + items.size() + " items within 60 s; "
+                    + "child: " + child.lines());
+        }
         ItemTracker tracker = new ItemTracker();
         WorkDistributor survivor = instance(group, items, 8, "survivor", tracker);
         // the two must split the items between them, not merely leave the survivor with 4 at some instant: a store
