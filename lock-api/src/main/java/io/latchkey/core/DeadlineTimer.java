@@ -3,7 +3,10 @@ package io.latchkey.core;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * task becomes the earliest, which for a lock taken and released in a loop is every acquisition: a thread
  * wake-up per cycle, the largest part of the core's cost. Here scheduling and cancelling never wake the thread
  * unless the new deadline is earlier than the one it sleeps until; deadlines of held locks are seconds away,
- * so in a steady state the thread wakes about once per renewal interval, not once per lock operation.
+ * so in a steady state the thread wakes about once per renewal interval, not once per lock operation (and, while
+ * locks are being taken, twice per DEFER for the sweep of lazily armed timers: see armLater).
  *
  * Concurrency design:
  * - pending tasks live in a ConcurrentSkipListSet ordered by (deadline, sequence); cancel() and the timer
@@ -24,6 +28,13 @@ import org.slf4j.LoggerFactory;
  *   the scheduler sees the new plan (and unparks the thread if its deadline is earlier) or the thread's
  *   second look sees the new task: no deadline is overslept. While awake the plan is "now", so schedulers
  *   do not unpark a thread that is about to look anyway.
+ * - armLater: a deadline far away need not enter the skip list at once. Its holder is pushed on a lock-free
+ *   stack (the holder is the node: no allocation), and one sweep task, DEFER later, takes the whole stack and lets
+ *   each holder arm its real timer if it still needs one. A lock released before the next sweep never touches the
+ *   skip list; a client that keeps taking locks costs one sweep (and up to two wake-ups of the thread) per DEFER.
+ *   `sweepScheduled` says a sweep is coming: a push that finds it clear claims it with a CAS and schedules one, and
+ *   the sweep clears it before it takes the stack, so a push that lands after the take schedules the next sweep. A
+ *   schedule that fails gives the claim back, and the next push schedules the sweep that arms what was left.
  * Times are System.nanoTime() values compared by subtraction, as nanoTime requires.
  */
 final class DeadlineTimer {
@@ -63,7 +74,28 @@ final class DeadlineTimer {
         }
     }
 
+    /**
+     * How long a deferred arming waits (armLater): at least this after the push that scheduled the sweep, plus the
+     * thread's lateness; a task due later than a few of these may wait.
+     */
+    static final long DEFER_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    /** A holder of a timer that it may arm lazily (armLater); the holder is its own stack node. */
+    abstract static class Deferred {
+        private @org.jspecify.annotations.Nullable Deferred nextDeferred;
+
+        /**
+         * On the timer thread, at most about {@link #DEFER_NANOS} after {@link #armLater}: arm the real timer if
+         * it is still needed. Never blocks; whatever it throws is the holder's to handle (it is logged and the
+         * sweep goes on).
+         */
+        abstract void armNow();
+    }
+
     private final ConcurrentSkipListSet<Timeout> pending = new ConcurrentSkipListSet<>();
+    private final AtomicReference<@org.jspecify.annotations.Nullable Deferred> deferred = new AtomicReference<>();
+    private final AtomicBoolean sweepScheduled = new AtomicBoolean();
+    private final Runnable sweep = this::armDeferred;
     private final AtomicLong sequence = new AtomicLong();
     private final Thread thread;
     private volatile long plannedWake;
@@ -94,16 +126,64 @@ final class DeadlineTimer {
         return t;
     }
 
+    /**
+     * Has {@code d} arm its timer ({@link Deferred#armNow}) on the timer thread within about {@link #DEFER_NANOS}.
+     * Allocates nothing but, once per DEFER, the sweep's own task. {@code d} must not be deferred again before its
+     * armNow has run.
+     *
+     * @throws RejectedExecutionException after {@link #shutdown()}
+     */
+    void armLater(Deferred d) {
+        if (shutdown) {
+            throw new RejectedExecutionException("the timer is shut down");
+        }
+        Deferred head;
+        do {
+            head = deferred.get();
+            d.nextDeferred = head;
+        } while (!deferred.compareAndSet(head, d));
+        if (!sweepScheduled.get() && sweepScheduled.compareAndSet(false, true)) {
+            try {
+                schedule(sweep, DEFER_NANOS); // the others pushed before it runs ride on this sweep
+            } catch (Throwable e) { // NOPMD: give the claim back, or no later push would schedule a sweep
+                sweepScheduled.set(false);
+                throw e;
+            }
+        }
+    }
+
+    /** The sweep: every holder deferred since the last one arms its timer now. */
+    private void armDeferred() {
+        sweepScheduled.set(false); // before the take: a push after it schedules the next sweep
+        Deferred d = deferred.getAndSet(null);
+        while (d != null) {
+            Deferred next = d.nextDeferred;
+            d.nextDeferred = null;
+            try {
+                d.armNow();
+            } catch (Throwable e) { // NOPMD: one holder that fails must not strand the others
+                log.error("A Latchkey timer could not be armed; the others are", e);
+            }
+            d = next;
+        }
+    }
+
     /** Stops the thread; pending tasks never run. */
     void shutdown() {
         shutdown = true;
         pending.clear();
+        deferred.set(null); // the client ends its grants itself
         LockSupport.unpark(thread);
     }
 
     /** For tests: tasks waiting to run. */
     int pendingCount() {
         return pending.size();
+    }
+
+    /** For tests: tasks scheduled so far. */
+    long scheduledCount() {
+        return sequence.get();
     }
 
     /** For tests: tasks run so far. */

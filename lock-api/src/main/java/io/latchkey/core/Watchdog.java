@@ -32,6 +32,10 @@ import org.slf4j.LoggerFactory;
  *   timer that fires no later than the next event is kept rather than cancelled and re-armed, and a timer more
  *   than COARSE_FROM away is put up to GRID earlier, on a grid all watchdogs share, so that timers falling due
  *   together wake the scheduler once.
+ * - The first timer is armed lazily when its event is at least COARSE_FROM away (DeadlineTimer.armLater):
+ *   armPending says the scheduler's next sweep (about DeadlineTimer.DEFER later) is to arm it; any earlier
+ *   reschedule or cancel clears it, so the sweep arms only a grant still waiting for it. A lock released before that
+ *   sweep never enters the timer's queue. The first delay is worked out by the sweep, from the TimeSource then.
  * - With a RenewalBatcher, every renewal of an exclusive grant falls due on the batcher's grid (RenewalBatcher.gridStep,
  *   up to an eighth of the interval early), so that grants taken at different moments still renew together: a
  *   renewal interval costs a bounded number of batches however the acquisitions were spread.
@@ -49,7 +53,7 @@ import org.slf4j.LoggerFactory;
  *   asked for does the same before it reaches the user.
  */
 @NullMarked
-final class Watchdog implements Runnable {
+final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     /** Timers at least this far away are armed on the shared grid. */
     private static final long COARSE_FROM_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** The grid's step: a coarse timer fires up to this much early. */
@@ -70,6 +74,7 @@ final class Watchdog implements Runnable {
 
     // guarded by held.stateLock
     private DeadlineTimer.@Nullable Timeout timer;
+    private boolean armPending; // the first timer waits for the scheduler's next sweep (see start)
     private boolean renewalInFlight;
     private long nextRenewNanos;
     private @Nullable Throwable lastRenewalFailure;
@@ -103,10 +108,40 @@ final class Watchdog implements Runnable {
         return v == Long.MAX_VALUE || time.nanoTime() - v < 0;
     }
 
-    /** Arms the first timer. Caller holds stateLock. */
+    /**
+     * Arms the first timer, lazily when its event is far away: the scheduler's next sweep arms it (within
+     * DeadlineTimer.DEFER), so a lock released before then never enters the timer's queue. Caller holds stateLock.
+     */
     void start() {
         nextRenewNanos = nextRenewal(startNanos, validUntilNanos);
+        long first = nextEvent();
+        if (first != Long.MAX_VALUE && first - time.nanoTime() >= COARSE_FROM_NANOS) {
+            armPending = true;
+            try {
+                client.executors.scheduler.armLater(this);
+            } catch (RejectedExecutionException closing) {
+                armPending = false; // the client is closing and will end this grant itself
+            }
+            return;
+        }
         reschedule();
+    }
+
+    /** On the scheduler thread: the sweep after start; arms the timer unless the grant ended or re-armed meanwhile. */
+    @Override
+    void armNow() {
+        try {
+            held.stateLock.lock();
+            try {
+                if (armPending) {
+                    reschedule();
+                }
+            } finally {
+                held.stateLock.unlock();
+            }
+        } catch (Throwable e) { // NOPMD: a clock that throws must not leave the grant unwatched
+            markLostAtOnce("the watchdog", e);
+        }
     }
 
     // ---------------------------------------------------------------- renewal
@@ -351,18 +386,12 @@ final class Watchdog implements Runnable {
 
     /** Arms the single timer at the next due event, unless one that fires no later is pending. Caller holds stateLock. */
     private void reschedule() {
+        armPending = false;
         if (!held.isActive()) {
             cancelTimer();
             return;
         }
-        long lossAt = lossDeadline();
-        long next = lossAt;
-        if (options.autoRenew()
-                && !renewalInFlight
-                && maxHoldEndNanos - nextRenewNanos > 0
-                && nextRenewNanos - next < 0) {
-            next = nextRenewNanos;
-        }
+        long next = nextEvent();
         if (next == Long.MAX_VALUE) {
             cancelTimer();
             return; // session-bound grant without renewal: the backend reports its loss
@@ -388,6 +417,18 @@ final class Watchdog implements Runnable {
         }
     }
 
+    /** The earlier of the loss deadline and the renewal this watchdog's own timer makes. Caller holds stateLock. */
+    private long nextEvent() {
+        long next = lossDeadline();
+        if (options.autoRenew()
+                && !renewalInFlight
+                && maxHoldEndNanos - nextRenewNanos > 0
+                && nextRenewNanos - next < 0) {
+            next = nextRenewNanos;
+        }
+        return next;
+    }
+
     private long lossDeadline() {
         long v = validUntilNanos;
         return v == Long.MAX_VALUE ? Long.MAX_VALUE : v - guardNanos;
@@ -395,6 +436,7 @@ final class Watchdog implements Runnable {
 
     /** Cancels the pending timer, if any (a run already under way finds the grant ended). Caller holds stateLock. */
     void cancelTimer() {
+        armPending = false;
         DeadlineTimer.Timeout t = timer;
         if (t != null) {
             t.cancel();

@@ -27,6 +27,35 @@ class WatchdogTest {
     }
 
     @Test
+    @DisplayName("a lock released soon after it was taken never enters the timer's queue: one sweep per 10 ms arms "
+            + "the timers of those still held")
+    void aLockReleasedBeforeTheSweepArmsNoTimer() {
+        DeadlineTimer timer = ((CoreLockClient) client).executors.scheduler;
+        io.latchkey.DistributedLock lock = client.lock("brief");
+        long scheduledBefore = timer.scheduledCount();
+        long begin = System.nanoTime();
+        for (int i = 0; i < 1000; i++) {
+            lock.tryAcquire().orElseThrow().release();
+        }
+        long elapsed = System.nanoTime() - begin;
+        long scheduled = timer.scheduledCount() - scheduledBefore;
+        // armed at once, each cycle schedules the watchdog's own timer: 1000. Deferred, only the sweeps: one per
+        // DEFER of the loop's duration, at most
+        assertThat(scheduled)
+                .as("timer tasks scheduled by 1000 cycles in %d ms", elapsed / 1_000_000)
+                .isLessThanOrEqualTo(elapsed / DeadlineTimer.DEFER_NANOS + 2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> timer.pendingCount() == 0); // the loop's sweeps ran
+        long ranBefore = timer.ranCount();
+        try (LockHandle held = lock.tryAcquire().orElseThrow()) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> timer.ranCount() > ranBefore); // its sweep ran
+            // the sweep's task has left the queue: what is left is the timer it armed for the lock still held
+            await().atMost(Duration.ofSeconds(5)).until(() -> timer.pendingCount() == 1);
+            assertThat(held.isValid()).isTrue();
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> timer.pendingCount() == 0);
+    }
+
+    @Test
     @DisplayName("auto-renewal runs every lease/3")
     void renewsAtAThirdOfTheLease() {
         // No wall-clock window (a loaded machine stretches any upper bound): orderings that a correct watchdog
