@@ -67,7 +67,7 @@ final class AcquireLoop {
         Throwable failure = null;
         try {
             entered = waitNanos == 0
-                    ? !gate.hasQueuedThreads() && gate.tryAcquire()
+                    ? gate.tryEnterNow()
                     : gate.tryEnter(Math.max(0, deadline - System.nanoTime()));
             if (!entered) {
                 return timedOut(c, name, kind, begin, 0, null, gate, true, false, throwOnTimeout);

@@ -52,7 +52,7 @@ final class Downgrades {
         boolean entered = false;
         boolean granted = false;
         try {
-            entered = gate.tryAcquire();
+            entered = gate.tryEnterNow();
             if (!entered) {
                 throw new IllegalStateException("cannot downgrade write lock " + LockNames.quote(name) + " on "
                         + c.backend() + ": this thread already holds a read grant of it");

@@ -1,8 +1,7 @@
 package io.latchkey.core;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 
 /*
  * Single-flight per name inside one client. Each name in use has a Gate: a fair one-permit semaphore
@@ -19,25 +18,44 @@ import java.util.concurrent.TimeUnit;
 final class LocalGates {
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
 
-    /** A name's gate: a fair semaphore of one permit (the gate is its own semaphore, one object fewer per use). */
-    static final class Gate extends Semaphore {
+    /**
+     * A name's gate: a fair one-permit semaphore, built on AbstractQueuedSynchronizer itself rather than wrapping a
+     * Semaphore and its Sync (one object per use instead of two). State 1 is taken, 0 free; it is not owned by a
+     * thread, so any thread may leave it.
+     */
+    static final class Gate extends AbstractQueuedSynchronizer {
         private static final long serialVersionUID = 1L;
 
         final transient String name;
         transient int users; // guarded by the map's bin lock (only touched inside compute)
 
         Gate(String name) {
-            super(1, true);
             this.name = name;
+        }
+
+        @Override
+        protected boolean tryAcquire(int ignored) {
+            return !hasQueuedPredecessors() && compareAndSetState(0, 1); // fair: FIFO behind those queued
+        }
+
+        @Override
+        protected boolean tryRelease(int ignored) {
+            setState(0);
+            return true;
+        }
+
+        /** Takes the permit only if it is free and nobody is queued for it. */
+        boolean tryEnterNow() {
+            return !hasQueuedThreads() && compareAndSetState(0, 1);
         }
 
         /** Takes the permit in FIFO order, waiting up to the given time (0: only if free and nobody queued). */
         boolean tryEnter(long nanos) throws InterruptedException {
-            return tryAcquire(nanos, TimeUnit.NANOSECONDS);
+            return tryAcquireNanos(1, nanos);
         }
 
         void leave() {
-            release();
+            release(1);
         }
 
         int queued() {
