@@ -29,12 +29,13 @@ import org.slf4j.LoggerFactory;
  *   second look sees the new task: no deadline is overslept. While awake the plan is "now", so schedulers
  *   do not unpark a thread that is about to look anyway.
  * - armLater: a deadline far away need not enter the skip list at once. Its holder is pushed on a lock-free
- *   stack (the holder is the node: no allocation), and one sweep task, DEFER later, takes the whole stack and lets
- *   each holder arm its real timer if it still needs one. A lock released before the next sweep never touches the
- *   skip list; a client that keeps taking locks costs one sweep (and up to two wake-ups of the thread) per DEFER.
- *   `sweepScheduled` says a sweep is coming: a push that finds it clear claims it with a CAS and schedules one, and
- *   the sweep clears it before it takes the stack, so a push that lands after the take schedules the next sweep. A
- *   schedule that fails gives the claim back, and the next push schedules the sweep that arms what was left.
+ *   stack (the holder is the node: no allocation), and a sweep takes the whole stack and lets each holder arm its
+ *   real timer if it still needs one. A lock released before the next sweep never touches the skip list. A sweep
+ *   comes DEFER after the push that found none coming (`sweepScheduled`: claimed with a CAS, cleared by that sweep
+ *   before it takes the stack, so a push after the take schedules the next one; a schedule that fails gives the
+ *   claim back, and the next push schedules the sweep that arms what was left), and at once when the stack reaches
+ *   SWEEP_AT_DEPTH (each node knows its depth, so exactly one push sees it): the stack keeps few released grants
+ *   reachable however fast locks are taken, and a client taking locks slowly costs about two wake-ups per DEFER.
  * Times are System.nanoTime() values compared by subtraction, as nanoTime requires.
  */
 final class DeadlineTimer {
@@ -75,14 +76,19 @@ final class DeadlineTimer {
     }
 
     /**
-     * How long a deferred arming waits (armLater): at least this after the push that scheduled the sweep, plus the
-     * thread's lateness; a task due later than a few of these may wait.
+     * How long a deferred arming waits (armLater) at most, unless many wait: at least this after the push that
+     * scheduled the sweep, plus the thread's lateness.
      */
-    static final long DEFER_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    static final long DEFER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Only a first event at least this far away is armed lazily: several DEFERs, for a thread that runs late. */
+    static final long DEFER_FROM_NANOS = 4 * DEFER_NANOS;
+    /** A stack this deep is swept at once: it bounds what released grants the stack keeps reachable. */
+    static final int SWEEP_AT_DEPTH = 1024;
 
     /** A holder of a timer that it may arm lazily (armLater); the holder is its own stack node. */
     abstract static class Deferred {
         private @org.jspecify.annotations.Nullable Deferred nextDeferred;
+        private int depth; // of the stack with this node on top
 
         /**
          * On the timer thread, at most about {@link #DEFER_NANOS} after {@link #armLater}: arm the real timer if
@@ -95,7 +101,11 @@ final class DeadlineTimer {
     private final ConcurrentSkipListSet<Timeout> pending = new ConcurrentSkipListSet<>();
     private final AtomicReference<@org.jspecify.annotations.Nullable Deferred> deferred = new AtomicReference<>();
     private final AtomicBoolean sweepScheduled = new AtomicBoolean();
-    private final Runnable sweep = this::armDeferred;
+    private final Runnable sweep = () -> {
+        sweepScheduled.set(false); // before the take: a push after it schedules the next sweep
+        armDeferred();
+    };
+    private final Runnable sweepNow = this::armDeferred; // the deep stack's: the timed sweep stays scheduled
     private final AtomicLong sequence = new AtomicLong();
     private final Thread thread;
     private volatile long plannedWake;
@@ -128,8 +138,8 @@ final class DeadlineTimer {
 
     /**
      * Has {@code d} arm its timer ({@link Deferred#armNow}) on the timer thread within about {@link #DEFER_NANOS}.
-     * Allocates nothing but, once per DEFER, the sweep's own task. {@code d} must not be deferred again before its
-     * armNow has run.
+     * Allocates nothing but the sweeps' own tasks (one per DEFER, one per SWEEP_AT_DEPTH pushes). {@code d} must not
+     * be deferred again before its armNow has run.
      *
      * @throws RejectedExecutionException after {@link #shutdown()}
      */
@@ -141,7 +151,11 @@ final class DeadlineTimer {
         do {
             head = deferred.get();
             d.nextDeferred = head;
+            d.depth = head == null ? 1 : head.depth + 1;
         } while (!deferred.compareAndSet(head, d));
+        if (d.depth == SWEEP_AT_DEPTH) {
+            schedule(sweepNow, 0); // exactly one push sees this depth; the timed sweep still comes for the rest
+        }
         if (!sweepScheduled.get() && sweepScheduled.compareAndSet(false, true)) {
             try {
                 schedule(sweep, DEFER_NANOS); // the others pushed before it runs ride on this sweep
@@ -154,7 +168,6 @@ final class DeadlineTimer {
 
     /** The sweep: every holder deferred since the last one arms its timer now. */
     private void armDeferred() {
-        sweepScheduled.set(false); // before the take: a push after it schedules the next sweep
         Deferred d = deferred.getAndSet(null);
         while (d != null) {
             Deferred next = d.nextDeferred;

@@ -32,10 +32,11 @@ import org.slf4j.LoggerFactory;
  *   timer that fires no later than the next event is kept rather than cancelled and re-armed, and a timer more
  *   than COARSE_FROM away is put up to GRID earlier, on a grid all watchdogs share, so that timers falling due
  *   together wake the scheduler once.
- * - The first timer is armed lazily when its event is at least COARSE_FROM away (DeadlineTimer.armLater):
- *   armPending says the scheduler's next sweep (about DeadlineTimer.DEFER later) is to arm it; any earlier
+ * - The first timer is armed lazily when its event is at least DeadlineTimer.DEFER_FROM away (armLater):
+ *   armPending says the scheduler's next sweep (at most about DeadlineTimer.DEFER later) is to arm it; any earlier
  *   reschedule or cancel clears it, so the sweep arms only a grant still waiting for it. A lock released before that
  *   sweep never enters the timer's queue. The first delay is worked out by the sweep, from the TimeSource then.
+ *   armPending is volatile so that the sweep passes a released grant without taking its lock.
  * - With a RenewalBatcher, every renewal of an exclusive grant falls due on the batcher's grid (RenewalBatcher.gridStep,
  *   up to an eighth of the interval early), so that grants taken at different moments still renew together: a
  *   renewal interval costs a bounded number of batches however the acquisitions were spread.
@@ -74,7 +75,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
 
     // guarded by held.stateLock
     private DeadlineTimer.@Nullable Timeout timer;
-    private boolean armPending; // the first timer waits for the scheduler's next sweep (see start)
+    private volatile boolean armPending; // the first timer waits for the scheduler's next sweep (see start)
     private boolean renewalInFlight;
     private long nextRenewNanos;
     private @Nullable Throwable lastRenewalFailure;
@@ -115,7 +116,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     void start() {
         nextRenewNanos = nextRenewal(startNanos, validUntilNanos);
         long first = nextEvent();
-        if (first != Long.MAX_VALUE && first - time.nanoTime() >= COARSE_FROM_NANOS) {
+        if (first != Long.MAX_VALUE && first - time.nanoTime() >= DeadlineTimer.DEFER_FROM_NANOS) {
             armPending = true;
             try {
                 client.executors.scheduler.armLater(this);
@@ -130,6 +131,9 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     /** On the scheduler thread: the sweep after start; arms the timer unless the grant ended or re-armed meanwhile. */
     @Override
     void armNow() {
+        if (!armPending) {
+            return; // released, or re-armed, before the sweep: only ever cleared after start, so no lock is needed
+        }
         try {
             held.stateLock.lock();
             try {
@@ -386,7 +390,9 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
 
     /** Arms the single timer at the next due event, unless one that fires no later is pending. Caller holds stateLock. */
     private void reschedule() {
-        armPending = false;
+        if (armPending) {
+            armPending = false; // a volatile write only when there is something to clear
+        }
         if (!held.isActive()) {
             cancelTimer();
             return;
@@ -436,7 +442,9 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
 
     /** Cancels the pending timer, if any (a run already under way finds the grant ended). Caller holds stateLock. */
     void cancelTimer() {
-        armPending = false;
+        if (armPending) {
+            armPending = false;
+        }
         DeadlineTimer.Timeout t = timer;
         if (t != null) {
             t.cancel();

@@ -28,6 +28,39 @@ class DeadlineTimerTest {
     }
 
     @Test
+    @DisplayName("deferred armings: one timed sweep for the first push arms them all, and a stack SWEEP_AT_DEPTH deep"
+            + " is swept at once")
+    void deferredArmingsAreSweptByTimeAndByDepth() {
+        AtomicInteger armed = new AtomicInteger();
+        long before = timer.scheduledCount();
+        for (int i = 0; i < DeadlineTimer.SWEEP_AT_DEPTH - 1; i++) {
+            timer.armLater(new CountingDeferred(armed));
+        }
+        // pushing takes microseconds; the timed sweep is DEFER (100 ms) away
+        assertThat(timer.scheduledCount() - before).as("sweeps scheduled for the first pushes").isEqualTo(1);
+        timer.armLater(new CountingDeferred(armed));
+        assertThat(timer.scheduledCount() - before)
+                .as("sweeps scheduled once the stack is %d deep", DeadlineTimer.SWEEP_AT_DEPTH)
+                .isEqualTo(2);
+        await().atMost(Duration.ofSeconds(5)).until(() -> armed.get() == DeadlineTimer.SWEEP_AT_DEPTH);
+        timer.armLater(new CountingDeferred(armed)); // after the sweeps: the next push gets a sweep of its own
+        await().atMost(Duration.ofSeconds(5)).until(() -> armed.get() == DeadlineTimer.SWEEP_AT_DEPTH + 1);
+    }
+
+    private static final class CountingDeferred extends DeadlineTimer.Deferred {
+        private final AtomicInteger armed;
+
+        CountingDeferred(AtomicInteger armed) {
+            this.armed = armed;
+        }
+
+        @Override
+        void armNow() {
+            armed.incrementAndGet();
+        }
+    }
+
+    @Test
     @DisplayName("tasks run in deadline order, not in the order they were scheduled")
     void runsInDeadlineOrder() {
         List<Integer> ran = new CopyOnWriteArrayList<>();

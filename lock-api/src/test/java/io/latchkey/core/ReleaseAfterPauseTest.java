@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * loss timer overdue, and the owner's thread may reach release() before the timer thread runs. Found by the TCK's
  * process_pausedHolderSeesItsLossBeforeItWritesAgain (2 runs of about 15): the release won, the grant ended as
  * "released", and lost() never completed. The pause is simulated by a monotonic clock that jumps once the watchdog's
- * timer is armed (armed lazily, by the scheduler's sweep about 10 ms after the acquisition: the test waits for it):
+ * timer is armed (armed lazily, by the scheduler's sweep up to 100 ms after the acquisition: the test waits for it):
  * the real timer still waits its original delay, so only the release can find the loss.
  */
 class ReleaseAfterPauseTest {

@@ -27,7 +27,7 @@ class WatchdogTest {
     }
 
     @Test
-    @DisplayName("a lock released soon after it was taken never enters the timer's queue: one sweep per 10 ms arms "
+    @DisplayName("a lock released soon after it was taken never enters the timer's queue: one sweep per 100 ms arms "
             + "the timers of those still held")
     void aLockReleasedBeforeTheSweepArmsNoTimer() {
         DeadlineTimer timer = ((CoreLockClient) client).executors.scheduler;
