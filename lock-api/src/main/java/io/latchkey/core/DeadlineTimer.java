@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *   before it takes the stack, so a push after the take schedules the next one; a schedule that fails gives the
  *   claim back, and the next push schedules the sweep that arms what was left), and at once when the stack reaches
  *   SWEEP_AT_DEPTH (each node knows its depth, so exactly one push sees it): the stack keeps few released grants
- *   reachable however fast locks are taken, and a client taking locks slowly costs about two wake-ups per DEFER.
+ *   reachable however fast locks are taken (while the timer thread keeps up: one deep sweep per stack), and a
+ *   client taking locks slowly costs about two wake-ups per DEFER.
  * Times are System.nanoTime() values compared by subtraction, as nanoTime requires.
  */
 final class DeadlineTimer {
@@ -82,7 +83,7 @@ final class DeadlineTimer {
     static final long DEFER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Only a first event at least this far away is armed lazily: several DEFERs, for a thread that runs late. */
     static final long DEFER_FROM_NANOS = 4 * DEFER_NANOS;
-    /** A stack this deep is swept at once: it bounds what released grants the stack keeps reachable. */
+    /** A stack this deep is swept at once: what released grants the stack keeps reachable, while the thread keeps up. */
     static final int SWEEP_AT_DEPTH = 1024;
 
     /** A holder of a timer that it may arm lazily (armLater); the holder is its own stack node. */
@@ -92,8 +93,8 @@ final class DeadlineTimer {
 
         /**
          * On the timer thread, at most about {@link #DEFER_NANOS} after {@link #armLater}: arm the real timer if
-         * it is still needed. Never blocks; whatever it throws is the holder's to handle (it is logged and the
-         * sweep goes on).
+         * it is still needed. Must not wait for long (a lock held only briefly, never around I/O); whatever it
+         * throws is the holder's to handle (it is logged and the sweep goes on).
          */
         abstract void armNow();
     }

@@ -30,20 +30,38 @@ class DeadlineTimerTest {
     @Test
     @DisplayName("deferred armings: one timed sweep for the first push arms them all, and a stack SWEEP_AT_DEPTH deep"
             + " is swept at once")
-    void deferredArmingsAreSweptByTimeAndByDepth() {
+    void deferredArmingsAreSweptByTimeAndByDepth() throws Exception {
         AtomicInteger armed = new AtomicInteger();
+        // the timer thread is kept busy while the stack is built, so that no sweep runs before the counts are read
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        timer.schedule(
+                () -> {
+                    busy.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                0);
+        assertThat(busy.await(5, TimeUnit.SECONDS)).isTrue();
         long before = timer.scheduledCount();
-        for (int i = 0; i < DeadlineTimer.SWEEP_AT_DEPTH - 1; i++) {
+        try {
+            for (int i = 0; i < DeadlineTimer.SWEEP_AT_DEPTH - 1; i++) {
+                timer.armLater(new CountingDeferred(armed));
+            }
+            assertThat(timer.scheduledCount() - before).as("sweeps scheduled for the first pushes").isEqualTo(1);
             timer.armLater(new CountingDeferred(armed));
+            assertThat(timer.scheduledCount() - before)
+                    .as("sweeps scheduled once the stack is %d deep", DeadlineTimer.SWEEP_AT_DEPTH)
+                    .isEqualTo(2);
+        } finally {
+            release.countDown();
         }
-        // pushing takes microseconds; the timed sweep is DEFER (100 ms) away
-        assertThat(timer.scheduledCount() - before).as("sweeps scheduled for the first pushes").isEqualTo(1);
-        timer.armLater(new CountingDeferred(armed));
-        assertThat(timer.scheduledCount() - before)
-                .as("sweeps scheduled once the stack is %d deep", DeadlineTimer.SWEEP_AT_DEPTH)
-                .isEqualTo(2);
         await().atMost(Duration.ofSeconds(5)).until(() -> armed.get() == DeadlineTimer.SWEEP_AT_DEPTH);
-        timer.armLater(new CountingDeferred(armed)); // after the sweeps: the next push gets a sweep of its own
+        // a later push is armed too: by the timed sweep if it is still to come, else by one of its own
+        timer.armLater(new CountingDeferred(armed));
         await().atMost(Duration.ofSeconds(5)).until(() -> armed.get() == DeadlineTimer.SWEEP_AT_DEPTH + 1);
     }
 

@@ -47,9 +47,11 @@ class LocalGatesTest {
         for (int round = 0; round < 20; round++) {
             LocalGates.Gate gate = gates.use("barging");
             assertThat(gate.tryEnterNow()).isTrue();
+            java.util.concurrent.CountDownLatch checked = new java.util.concurrent.CountDownLatch(1);
             CompletableFuture<Boolean> waiter = CompletableFuture.supplyAsync(() -> {
                 try {
                     boolean in = gate.tryEnter(TimeUnit.SECONDS.toNanos(30));
+                    checked.await(); // keeps the gate until the newcomer has tried: its refusal is then for the queue
                     gate.leave();
                     return in;
                 } catch (InterruptedException e) {
@@ -58,10 +60,12 @@ class LocalGatesTest {
             }, runnable -> new Thread(runnable).start());
             await().atMost(Duration.ofSeconds(5)).until(() -> gate.queued() == 1);
             gate.leave();
-            boolean barged = gate.tryEnter(0); // the permit is free for an instant; the waiter is first in line
+            // the permit is free for an instant, or already the waiter's: either way the newcomer must not get it
+            boolean barged = gate.tryEnter(0);
             if (barged) {
                 gate.leave();
             }
+            checked.countDown();
             assertThat(barged).as("round %d: a newcomer took the permit from the queued waiter", round).isFalse();
             assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
             gates.unuse(gate);
