@@ -27,6 +27,8 @@ final class CountingDataSource implements DataSource {
     private final DataSource delegate;
     final List<String> sent = new CopyOnWriteArrayList<>();
     volatile boolean recording;
+    /** Whether a LISTEN went through, recorded or not: PostgreSQL lease mode's listener is set up in the background. */
+    volatile boolean listened;
 
     CountingDataSource(DataSource delegate) {
         this.delegate = delegate;
@@ -85,6 +87,9 @@ final class CountingDataSource implements DataSource {
                 String sql = args != null && args.length > 0 && args[0] instanceof String text ? text : preparedSql;
                 String text = sql == null ? "?" : sql.replaceAll("\\s+", " ");
                 record(m.getName().endsWith("Batch") ? "[batch] " + text : text);
+                if (text.startsWith("LISTEN ")) {
+                    listened = true;
+                }
             }
             return invoke(real, m, args);
         };

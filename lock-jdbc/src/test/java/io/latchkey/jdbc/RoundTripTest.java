@@ -33,6 +33,18 @@ class RoundTripTest {
         }
     }
 
+    /**
+     * PostgreSQL lease mode sets up its LISTEN connection on a thread of its own when the backend is built; on a slow
+     * machine that LISTEN can land inside a counted cycle (CI, 2026-11-27). It is once per client, not per cycle.
+     */
+    private static void awaitListener(CountingDataSource counting, Dialect dialect, JdbcMode mode) {
+        if (dialect == Dialect.POSTGRESQL && mode == JdbcMode.LEASE) {
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> counting.listened);
+        }
+    }
+
     static List<Arguments> cases() {
         return List.of(
                 Arguments.of(Dialect.POSTGRESQL, JdbcMode.LEASE), Arguments.of(Dialect.POSTGRESQL, JdbcMode.SESSION),
@@ -50,6 +62,7 @@ class RoundTripTest {
                 .build())) {
             String name = "round-trip-" + dialect + "-" + mode + "-" + System.nanoTime();
             client.lock(name).tryAcquire().orElseThrow().close(); // warm-up: row created, statements prepared
+            awaitListener(counting, dialect, mode);
             for (int i = 0; i < 3; i++) {
                 counting.start();
                 LockHandle h = client.lock(name).tryAcquire().orElseThrow();
@@ -83,6 +96,7 @@ class RoundTripTest {
                 JdbcLockBackend.builder(counting).table("rt_sem").build())) {
             var semaphore = client.semaphore("round-trip-" + dialect + "-" + System.nanoTime(), 3);
             semaphore.tryAcquire(1).orElseThrow().close(); // warm-up: the header row is created once
+            awaitListener(counting, dialect, JdbcMode.LEASE);
             for (int i = 0; i < 3; i++) {
                 counting.start();
                 LockHandle h = semaphore.tryAcquire(2).orElseThrow();
@@ -152,6 +166,7 @@ class RoundTripTest {
             for (int i = 0; i < 100; i++) {
                 held.add(client.lock(prefix + i, lease).tryAcquire().orElseThrow());
             }
+            awaitListener(counting, dialect, JdbcMode.LEASE);
             counting.start();
             long begin = System.nanoTime();
             org.awaitility.Awaitility.await()
