@@ -78,9 +78,10 @@ final class RenewalBatcher {
     /**
      * The step of the grid that a grant renewed every {@code intervalNanos} renews on: the largest 10 ms times a power
      * of two that is at most an eighth of the interval (none below 80 ms: 1). Rounding each due renewal down to it
-     * renews up to an eighth early and leaves 9 to 17 renewal times per interval (the step is more than a sixteenth), so a client's grants cost the
-     * store a bounded number of batches per interval however their acquisitions were spread; the grids of different
-     * intervals nest, so grants with different intervals still meet on the coarser one's steps.
+     * renews up to an eighth early and leaves 9 to 17 renewal times per interval (the step is more than a sixteenth),
+     * so a client's grants cost the store a bounded number of batches per interval however their acquisitions were
+     * spread; the grids of different intervals nest, so grants with different intervals still meet on the coarser
+     * one's steps.
      */
     static long gridStep(long intervalNanos) {
         long eighth = intervalNanos / 8;

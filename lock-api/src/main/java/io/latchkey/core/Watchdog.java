@@ -70,6 +70,8 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     private final long startNanos;
     private final long maxHoldEndNanos;
     private final long guardNanos;
+    /** Renewed by the client's RenewalBatcher: an exclusive grant on a backend that renews many in one call. */
+    private final boolean batched;
 
     private volatile long validUntilNanos;
 
@@ -87,6 +89,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         this.client = held.client;
         this.options = held.options;
         this.time = client.time;
+        this.batched = client.renewals != null && held.grant.kind().type() == GrantKind.Type.EXCLUSIVE;
         this.startNanos = startNanos;
         this.validUntilNanos = validUntilNanos;
         Duration maxHold = options.maxHold().orElse(null); // no lambda: a watchdog is made per acquisition
@@ -114,7 +117,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
      * DeadlineTimer.DEFER), so a lock released before then never enters the timer's queue. Caller holds stateLock.
      */
     void start() {
-        nextRenewNanos = nextRenewal(startNanos, validUntilNanos);
+        nextRenewNanos = RenewalTimes.next(options, startNanos, validUntilNanos, batched);
         long first = nextEvent();
         if (first != Long.MAX_VALUE && first - time.nanoTime() >= DeadlineTimer.DEFER_FROM_NANOS) {
             armPending = true;
@@ -156,7 +159,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             return false;
         }
         long start = time.nanoTime();
-        Duration capped = capByMaxHold(lease, start);
+        Duration capped = RenewalTimes.capByMaxHold(lease, start, maxHoldEndNanos);
         if (capped == null) {
             return false; // max hold reached: the loss timer reports EXPIRED
         }
@@ -170,7 +173,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
             throw e;
         }
-        return applyRenewal(result, start, capped, false, isCut(capped, lease), false);
+        return applyRenewal(result, start, capped, false, RenewalTimes.isCut(capped, lease), false);
     }
 
     /** Runs on a worker: one background renewal; whatever it throws ends the grant at once (see the note on top). */
@@ -195,7 +198,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             backgroundRenewalFailed(e);
             return;
         }
-        applyRenewal(result, start, lease, true, isCut(lease, options.lease()), false);
+        applyRenewal(result, start, lease, true, RenewalTimes.isCut(lease, options.lease()), false);
     }
 
     // ------------------------------------------------ the steps of a background renewal (RenewalBatcher's too)
@@ -214,7 +217,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             backgroundRenewalDropped();
             return null;
         }
-        Duration lease = capByMaxHold(options.lease(), start);
+        Duration lease = RenewalTimes.capByMaxHold(options.lease(), start, maxHoldEndNanos);
         if (lease == null) {
             held.stateLock.lock();
             try {
@@ -239,7 +242,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         try {
             renewalInFlight = false;
             lastRenewalFailure = e;
-            nextRenewNanos = Deadlines.saturatedAdd(time.nanoTime(), retryIntervalNanos());
+            nextRenewNanos = Deadlines.saturatedAdd(time.nanoTime(), RenewalTimes.retryIntervalNanos(options));
             reschedule();
         } finally {
             held.stateLock.unlock();
@@ -252,7 +255,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
      * keeps is queued with the batcher for its next renewal.
      */
     void backgroundRenewed(RenewResult result, long start, Duration lease) {
-        applyRenewal(result, start, lease, true, isCut(lease, options.lease()), true);
+        applyRenewal(result, start, lease, true, RenewalTimes.isCut(lease, options.lease()), true);
     }
 
     /** The renewal was never sent: the grant ended meanwhile, or the client is closing and ends it itself. */
@@ -305,7 +308,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
                 }
                 lastRenewalFailure = null;
                 endsAtMaxHold = cappedByMaxHold;
-                next = nextRenewNanos = nextRenewal(start, validUntilNanos);
+                next = nextRenewNanos = RenewalTimes.next(options, start, validUntilNanos, batched);
                 if (batched && options.autoRenew() && maxHoldEndNanos - next > 0) {
                     renewalInFlight = true; // the batcher owns the next renewal (see the note on top)
                     queueNext = true;
@@ -335,55 +338,6 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         } catch (RejectedExecutionException closing) { // NOPMD: the client is closing and ends this grant itself
         }
         backgroundRenewalDropped();
-    }
-
-    /** The lease to ask for, cut so the grant never outlives acquisition + maxHold; null once that is reached. */
-    private @Nullable Duration capByMaxHold(Duration lease, long now) {
-        if (maxHoldEndNanos == Long.MAX_VALUE) {
-            return lease;
-        }
-        long left = maxHoldEndNanos - now;
-        if (left <= TimeUnit.MILLISECONDS.toNanos(1)) {
-            return null;
-        }
-        return left < lease.toNanos() ? Duration.ofNanos(left) : lease;
-    }
-
-    /** Whether capByMaxHold cut the lease: it returns its argument itself when it does not. */
-    @SuppressWarnings("ReferenceEquality") // identity is the point: an equal lease the caller passed is not a cut
-    private static boolean isCut(Duration asked, Duration lease) {
-        return asked != lease;
-    }
-
-    /**
-     * When to renew next: after the renew interval, or after a third of the validity the store actually
-     * granted if it granted less than the lease (a backend may, e.g. capped by a session timeout or a client
-     * lease). A grant within two drift allowances of the lease counts as full (ValidityClamp takes one off every
-     * grant), so that a full lease renews on the configured interval, not 1 % sooner.
-     */
-    private long nextRenewal(long from, long validUntil) {
-        long interval = options.renewInterval().toNanos();
-        if (validUntil != Long.MAX_VALUE) {
-            long lease = options.lease().toNanos();
-            long granted = validUntil - from;
-            // within two drift allowances of the lease, the grant is the full lease (the clamp took one off); below
-            // that the store granted less (a session or client lease caps it) and the renewal comes at a third of
-            // what it granted. Adding the lease's allowance back to a short grant would renew after it ended: a 5 min
-            // lease capped at 2 s by etcd's client lease renewed at 1.6 s, after its loss deadline.
-            if (granted < lease - 2 * ValidityClamp.driftNanos(lease)) {
-                interval = Math.min(interval, Math.max(TimeUnit.MILLISECONDS.toNanos(1), granted / 3));
-            }
-        }
-        long next = Deadlines.saturatedAdd(from, interval);
-        if (client.renewals != null && held.grant.kind().type() == GrantKind.Type.EXCLUSIVE && next != Long.MAX_VALUE) {
-            next -= Math.floorMod(next, RenewalBatcher.gridStep(interval)); // with the others due in that step
-        }
-        return next;
-    }
-
-    private long retryIntervalNanos() {
-        return Math.max(
-                TimeUnit.MILLISECONDS.toNanos(10), options.renewInterval().toNanos() / 4);
     }
 
     // ---------------------------------------------------------------- the timer
@@ -477,7 +431,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
                 if (options.autoRenew() && !renewalInFlight && now - nextRenewNanos >= 0 && maxHoldEndNanos - now > 0) {
                     renewalInFlight = true;
                     try {
-                        if (client.renewals != null && held.grant.kind().type() == GrantKind.Type.EXCLUSIVE) {
+                        if (batched) {
                             client.renewals.submit(this); // with the others due now, in one round trip
                         } else {
                             client.executors.workers.execute(this::renewInBackground);
