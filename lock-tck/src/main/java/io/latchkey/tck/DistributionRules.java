@@ -1,5 +1,11 @@
 package io.latchkey.tck;
 
+import static io.latchkey.tck.DistributionChecks.assertNoDoubleHolds;
+import static io.latchkey.tck.DistributionChecks.awaitOrFail;
+import static io.latchkey.tck.DistributionChecks.awaitSpread;
+import static io.latchkey.tck.DistributionChecks.holders;
+import static io.latchkey.tck.DistributionChecks.items;
+import static io.latchkey.tck.DistributionChecks.moved;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,14 +16,9 @@ import io.latchkey.recipes.WorkDistributor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
-import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
@@ -66,88 +67,10 @@ public interface DistributionRules extends TckRules {
                 .plus(tck().settings().wakeUp());
     }
 
-    private static List<String> items(int n) {
-        return IntStream.range(0, n).mapToObj(i -> "item-" + i).collect(Collectors.toList());
-    }
-
     private WorkDistributor instance(String group, List<String> items, int cap, String id, ItemTracker tracker) {
         WorkDistributor d = newDistributor(tck().newClient(), group, items, cap, id, tracker.worker(id));
         tck().closeAtEnd(d);
         return d.start();
-    }
-
-    /**
-     * As below, failing at once when {@code tracker} sees an item held twice: a distributor that double-holds is broken
-     * whatever spread it reaches, and waiting out {@code within} would only make it fail slowly.
-     */
-    private static void awaitSpread(
-            List<WorkDistributor> instances, int items, int most, Duration within, ItemTracker tracker) {
-        awaitSpread(instances, items, most, within, () -> String.valueOf(tracker.violations()), () -> {
-            List<String> violations = tracker.violations();
-            if (!violations.isEmpty()) {
-                throw new AssertionError("while waiting for an even spread of " + items + " items: " + violations);
-            }
-        });
-    }
-
-    /** Waits until every item is held by one of {@code instances}, each holding at most {@code most}. */
-    private static void awaitSpread(
-            List<WorkDistributor> instances, int items, int most, Duration within, Supplier<String> context) {
-        awaitSpread(instances, items, most, within, context, () -> {});
-    }
-
-    private static void awaitSpread(
-            List<WorkDistributor> instances,
-            int items,
-            int most,
-            Duration within,
-            Supplier<String> context,
-            Runnable failFast) {
-        try {
-            Tck.await(within).pollInterval(Duration.ofMillis(20)).until(() -> {
-                failFast.run();
-                int total = 0;
-                for (WorkDistributor d : instances) {
-                    int n = d.assigned().size();
-                    if (n > most) {
-                        return false;
-                    }
-                    total += n;
-                }
-                return total == items;
-            });
-        } catch (ConditionTimeoutException e) {
-            throw new AssertionError("no even spread of " + items + " items (at most " + most + " each) within "
-                    + within + ": " + describe(instances) + "; " + context.get());
-        }
-    }
-
-    private static String describe(List<WorkDistributor> instances) {
-        return instances.stream()
-                .map(d -> d.instanceId() + "=" + d.assigned())
-                .collect(Collectors.joining(", ", "{", "}"));
-    }
-
-    private static Map<String, String> holders(List<WorkDistributor> instances) {
-        Map<String, String> holder = new HashMap<>();
-        for (WorkDistributor d : instances) {
-            d.assigned().forEach(item -> holder.put(item, d.instanceId()));
-        }
-        return holder;
-    }
-
-    private static int moved(Map<String, String> before, Map<String, String> after) {
-        int moved = 0;
-        for (Map.Entry<String, String> e : after.entrySet()) {
-            if (before.containsKey(e.getKey()) && !before.get(e.getKey()).equals(e.getValue())) {
-                moved++;
-            }
-        }
-        return moved;
-    }
-
-    private static void assertNoDoubleHolds(ItemTracker tracker) {
-        assertEquals(List.of(), tracker.violations(), "items held twice or tokens that did not rise");
     }
 
     /** Rule recipe distribution: 12 items over 4 instances converge to at most ceil(N/M) each, none held twice. */
@@ -266,30 +189,26 @@ public interface DistributionRules extends TckRules {
                         "child");
         // the child alone first takes every item, so the survivor joins a group whose items are all held: what it
         // gets, it gets from the child's rebalance, not from a race with the child's first round
-        try {
-            Tck.await(Duration.ofSeconds(60))
-                    .pollInterval(Duration.ofMillis(20))
-                    .until(() -> DistributorProcess.itemsHeldBy(child).size() == items.size());
-        } catch (ConditionTimeoutException e) {
-            throw new AssertionError("the child JVM alone did not take all " + items.size() + " items within 60 s; "
-                    + "child: " + child.lines());
-        }
+        awaitOrFail(
+                Duration.ofSeconds(60),
+                () -> DistributorProcess.itemsHeldBy(child).size() == items.size(),
+                () -> "the child JVM alone did not take all " + items.size() + " items within 60 s; child: "
+                        + child.lines());
         ItemTracker tracker = new ItemTracker();
         WorkDistributor survivor = instance(group, items, 8, "survivor", tracker);
         // the two must split the items between them, not merely leave the survivor with 4 at some instant: a store
         // that grants everything lets both hold all 8, and the survivor passes 4 on its way there
         Duration within = timeout().plusSeconds(30);
-        try {
-            Tck.await(within).pollInterval(Duration.ofMillis(20)).until(() -> {
-                Set<String> mine = survivor.assigned();
-                Set<String> childs = DistributorProcess.itemsHeldBy(child);
-                return mine.size() == 4 && childs.size() == 4 && java.util.Collections.disjoint(mine, childs);
-            });
-        } catch (ConditionTimeoutException e) {
-            throw new AssertionError("no even split of the 8 items between the survivor and the child (4 each, none"
-                    + " held by both) within " + within + ": the survivor holds " + survivor.assigned() + ", the child " + DistributorProcess.itemsHeldBy(child)
-                    + "; child: " + child.lines());
-        }
+        awaitOrFail(
+                within,
+                () -> {
+                    Set<String> mine = survivor.assigned();
+                    Set<String> childs = DistributorProcess.itemsHeldBy(child);
+                    return mine.size() == 4 && childs.size() == 4 && java.util.Collections.disjoint(mine, childs);
+                },
+                () -> "no even split of the 8 items between the survivor and the child (4 each, none held by both)"
+                        + " within " + within + ": the survivor holds " + survivor.assigned() + ", the child "
+                        + DistributorProcess.itemsHeldBy(child) + "; child: " + child.lines());
         Set<String> childItems = DistributorProcess.itemsHeldBy(child);
         child.kill();
         long killedAt = System.nanoTime();
