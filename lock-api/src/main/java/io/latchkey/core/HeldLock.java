@@ -113,7 +113,7 @@ final class HeldLock {
     void start() {
         stateLock.lock();
         try {
-            watchdog.start();
+            watchdog.start(startNanos);
         } finally {
             stateLock.unlock();
         }

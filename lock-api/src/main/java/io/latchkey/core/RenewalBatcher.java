@@ -12,6 +12,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.NullMarked;
 
 /*
@@ -26,7 +28,8 @@ import org.jspecify.annotations.NullMarked;
  * first renewal that finds none running, so that the renewals falling due in those milliseconds (locks taken together
  * renew together) share its first call; renewals that fall due while a call is in flight go in the next call of the
  * same drain. GATHER is small beside any renewal interval (a third of the lease by default), and the loss deadline
- * of every grant stays armed on the scheduler while its renewal waits or is in flight, as for a single renewal. The
+ * of every grant stays watched on the scheduler while its renewal waits or is in flight (by its own timer, or by its
+ * slot: see below), as for a single renewal. The
  * `draining` flag is claimed with a CAS before a drain is scheduled and given back when the queue is found empty; a
  * watchdog queued between that last look and the give-back is picked up by the drain's final check, which schedules
  * another. No lock is held around I/O.
@@ -35,12 +38,21 @@ import org.jspecify.annotations.NullMarked;
  * interval early), the first one too: locks taken at different moments renew together from the start, and a round of
  * renewals costs at most interval / step + 1 drains however the acquisitions were spread.
  *
- * Once renewed here, a grant's next renewal is queued here too (renewAt), in a slot of SLOT width: one timer per slot
+ * Once renewed here, a grant's next renewal is queued here too (renewAt), in a Slot of SLOT width: one timer per slot
  * instead of one per grant, and the slot's grants go to the same drain together, no gather needed. A slot is made and
- * its timer armed inside the map's own compute, and a firing slot takes itself out of the map with remove, so a
- * watchdog is added either to a slot that has not fired yet or to a new one: none is left in a slot that already
- * fired. A slot fires at its start, up to SLOT before its grants are due (early is harmless). A grant released while
+ * its timer armed inside the map's own computeIfAbsent; a firing slot takes itself out of the map, then swaps its
+ * lock-free stack of grants for a FIRED mark, so a watchdog is pushed either onto a slot that has not fired yet or,
+ * once its push fails, onto a new one: none is left in a slot that already fired. A slot fires at its start, up to SLOT before its grants are due (early is harmless). A grant released while
  * it waits in a slot stays there until the slot fires (at most one renew interval) and is dropped by the drain.
+ *
+ * A slot also watches the loss deadlines of the grants it took over, so that a grant renewed in batches has no timer
+ * of its own (the watchdog takes the slot's watch only when the slot fires before its loss deadline). Until the slot
+ * fires, its own start comes first. From then on one timer waits for the earliest loss deadline among them (worked out
+ * as they were added; a validity only moves later, so it is never late); each grant settles with the slot when its
+ * renewal is answered, and the last one to settle cancels that timer. If it fires first (a store call that hangs, a
+ * drain that runs late), every grant still unsettled goes back to its own timer, which ends it at its loss deadline
+ * exactly as for a single renewal stuck in I/O. A watchdog switches watches under its own stateLock, so a grant is
+ * watched by exactly one of the two at any moment.
  *
  * Failures: a RuntimeException from renewAll is an outage for every grant of the batch (each retries as after a failed
  * renew), and a null answer is one for that grant alone; an Error, or an answer of the wrong length, means the batch
@@ -65,7 +77,9 @@ final class RenewalBatcher {
     private final int batchSize;
     private final ConcurrentLinkedQueue<Watchdog> due = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean draining = new AtomicBoolean();
-    private final ConcurrentHashMap<Long, ConcurrentLinkedQueue<Watchdog>> slots = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, Slot> slots = new ConcurrentHashMap<>();
+    /** The slot renewAt used last (it may have fired since: a push then fails). */
+    private volatile @org.jspecify.annotations.Nullable Slot recentSlot;
 
     RenewalBatcher(LockBackend backend, DeadlineTimer scheduler, Executor workers, TimeSource time, int batchSize) {
         this.backend = backend;
@@ -107,31 +121,138 @@ final class RenewalBatcher {
     }
 
     /**
-     * Queues the next renewal of a grant this batcher renewed, due at {@code dueNanos}.
+     * Queues the next renewal of a grant this batcher renewed, due at {@code dueNanos}; with {@code watchLoss} the
+     * returned slot also watches the grant's loss deadline, {@code lossDeadlineNanos}, which must come after the due
+     * time. Caller holds the watchdog's stateLock (nothing here blocks). The slot last used is tried first: a drain
+     * queues a whole batch, and its grants mostly share one slot.
      *
      * @throws RejectedExecutionException when the client is closing (the watchdog is not queued then)
      */
-    void renewAt(Watchdog w, long dueNanos) {
-        long slot = Math.floorDiv(dueNanos, SLOT_NANOS);
-        slots.compute(slot, (s, queue) -> {
-            if (queue == null) {
-                queue = new ConcurrentLinkedQueue<>();
-                scheduler.schedule(() -> fire(s), Math.max(0, s * SLOT_NANOS - time.nanoTime()));
+    Slot renewAt(Watchdog w, long dueNanos, boolean watchLoss, long lossDeadlineNanos) {
+        long index = Math.floorDiv(dueNanos, SLOT_NANOS);
+        Queued q = new Queued(w, watchLoss, lossDeadlineNanos);
+        Slot slot = recentSlot;
+        if (slot != null && slot.index == index && slot.push(q)) {
+            return slot;
+        }
+        for (; ; ) {
+            slot = slots.computeIfAbsent(index, this::openSlot);
+            if (slot.push(q)) {
+                recentSlot = slot;
+                return slot;
             }
-            queue.add(w);
-            return queue;
-        });
+            // it fired between the look-up and the push, and fire took it out of the map first: the next look makes
+            // a new one
+        }
+    }
+
+    /** A new slot, its timer armed (inside the map's computeIfAbsent, so each slot has exactly one). */
+    private Slot openSlot(long index) {
+        Slot slot = new Slot(index);
+        scheduler.schedule(() -> fire(slot), Math.max(0, index * SLOT_NANOS - time.nanoTime()));
+        return slot;
     }
 
     /** On the scheduler thread: a slot's renewals are due; they join the queue, and a drain starts if none runs. */
-    private void fire(long slot) {
-        ConcurrentLinkedQueue<Watchdog> queue = slots.remove(slot);
-        if (queue == null) {
-            return;
-        }
-        due.addAll(queue);
+    private void fire(Slot slot) {
+        slots.remove(slot.index, slot); // first: a push that then finds the slot fired looks in the map again
+        List<Watchdog> grants = slot.close();
+        due.addAll(grants);
         if (draining.compareAndSet(false, true)) {
             startDrain();
+        }
+    }
+
+    /** One queued next renewal: a node of its slot's stack. */
+    private static final class Queued {
+        final Watchdog watchdog;
+        final boolean watchLoss;
+        final long lossDeadlineNanos;
+        @org.jspecify.annotations.Nullable Queued next;
+
+        Queued(Watchdog watchdog, boolean watchLoss, long lossDeadlineNanos) {
+            this.watchdog = watchdog;
+            this.watchLoss = watchLoss;
+            this.lossDeadlineNanos = lossDeadlineNanos;
+        }
+    }
+
+    /** The top of a fired slot's stack: a push that finds it fails. Never taken as a grant (the swap returns the top before it). */
+    @SuppressWarnings("NullAway") // a mark, not a queued renewal
+    private static final Queued FIRED = new Queued(null, false, 0);
+
+    /**
+     * The grants whose next renewal falls due in one SLOT, and the watch on their loss deadlines from the slot's start
+     * until each renewal is answered (see the note on top). Grants are pushed on a lock-free stack; firing swaps the
+     * stack for FIRED, so every push either lands before the swap (and is taken by it) or fails.
+     */
+    final class Slot {
+        private final long index;
+        private final AtomicReference<@org.jspecify.annotations.Nullable Queued> top = new AtomicReference<>();
+        private final AtomicInteger unsettled = new AtomicInteger();
+        private volatile DeadlineTimer.@org.jspecify.annotations.Nullable Timeout lossTimer;
+        private List<Watchdog> fired = List.of(); // written and read on the scheduler thread
+
+        private Slot(long index) {
+            this.index = index;
+        }
+
+        private boolean push(Queued q) {
+            for (; ; ) {
+                Queued head = top.get();
+                if (head == FIRED) {
+                    return false;
+                }
+                q.next = head;
+                if (top.compareAndSet(head, q)) {
+                    return true;
+                }
+            }
+        }
+
+        /**
+         * On the scheduler thread, as the slot fires: takes its grants, and arms one timer for the earliest loss deadline
+         * among those it watches (each was worked out as the grant was queued; a validity only moves later).
+         */
+        private List<Watchdog> close() {
+            List<Watchdog> grants = new ArrayList<>();
+            int watched = 0;
+            long earliest = 0;
+            for (Queued q = top.getAndSet(FIRED); q != null; q = q.next) {
+                grants.add(q.watchdog);
+                if (q.watchLoss) {
+                    if (watched == 0 || q.lossDeadlineNanos - earliest < 0) {
+                        earliest = q.lossDeadlineNanos;
+                    }
+                    watched++;
+                }
+            }
+            fired = grants;
+            if (watched > 0) {
+                unsettled.set(watched);
+                try {
+                    lossTimer = scheduler.schedule(this::lossDeadlineCame, Math.max(0, earliest - time.nanoTime()));
+                } catch (RejectedExecutionException closing) { // NOPMD: the client is closing and ends its grants itself
+                }
+            }
+            return grants;
+        }
+
+        /** On the scheduler thread: a loss deadline came before every renewal was answered; their own timers take over. */
+        private void lossDeadlineCame() {
+            for (Watchdog w : fired) {
+                w.slotWatchEnded(this);
+            }
+        }
+
+        /** A grant this slot watched no longer needs it (its renewal was answered); the last one cancels the timer. */
+        void settled() {
+            if (unsettled.decrementAndGet() == 0) {
+                DeadlineTimer.Timeout t = lossTimer;
+                if (t != null) {
+                    t.cancel();
+                }
+            }
         }
     }
 

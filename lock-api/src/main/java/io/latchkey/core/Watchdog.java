@@ -41,9 +41,11 @@ import org.slf4j.LoggerFactory;
  *   up to an eighth of the interval early), so that grants taken at different moments still renew together: a
  *   renewal interval costs a bounded number of batches however the acquisitions were spread.
  * - With a RenewalBatcher, a grant it renewed is queued there for its next renewal (renewalInFlight stays set:
- *   the batcher owns it), and this grant's own timer only watches the loss deadline. That timer is not moved
- *   at each renewal (see above): it fires about once per lease, finds the validity extended and re-arms. A
- *   renewal the batcher could not make goes back to this grant's own timer, which retries it.
+ *   the batcher owns it), in a slot that fires before the loss deadline; the slot then watches that deadline too
+ *   (slotWatch), and this grant has no timer of its own until the slot's watch ends: when its renewal is answered,
+ *   or when the slot's loss timer fires first (a batch that hangs), and then its own timer takes over. slotWatch
+ *   changes only under stateLock, and whenever it is set renewalInFlight is too. A renewal the batcher could not
+ *   make goes back to this grant's own timer, which retries it.
  * - validUntilNanos only moves forward (max of concurrent renewals, each counted from its own start); it is
  *   volatile so that the HeldLock's queries read it without the lock.
  * - Nothing that goes wrong inside the watchdog may delay the loss signal. A RuntimeException from the
@@ -67,7 +69,6 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     private final CoreLockClient client;
     private final LockOptions options;
     private final TimeSource time;
-    private final long startNanos;
     private final long maxHoldEndNanos;
     private final long guardNanos;
     /** Renewed by the client's RenewalBatcher: an exclusive grant on a backend that renews many in one call. */
@@ -79,6 +80,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     private DeadlineTimer.@Nullable Timeout timer;
     private volatile boolean armPending; // the first timer waits for the scheduler's next sweep (see start)
     private boolean renewalInFlight;
+    private RenewalBatcher.@Nullable Slot slotWatch; // the batcher's slot watches the loss deadline (see the note)
     private long nextRenewNanos;
     private @Nullable Throwable lastRenewalFailure;
     private boolean endsAtMaxHold; // the last renewal was cut to maxHold, or no renewal fits any more
@@ -90,7 +92,6 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         this.options = held.options;
         this.time = client.time;
         this.batched = client.renewals != null && held.grant.kind().type() == GrantKind.Type.EXCLUSIVE;
-        this.startNanos = startNanos;
         this.validUntilNanos = validUntilNanos;
         Duration maxHold = options.maxHold().orElse(null); // no lambda: a watchdog is made per acquisition
         this.maxHoldEndNanos = maxHold == null ? Long.MAX_VALUE : Deadlines.saturatedAdd(startNanos, maxHold.toNanos());
@@ -116,7 +117,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
      * Arms the first timer, lazily when its event is far away: the scheduler's next sweep arms it (within
      * DeadlineTimer.DEFER), so a lock released before then never enters the timer's queue. Caller holds stateLock.
      */
-    void start() {
+    void start(long startNanos) {
         nextRenewNanos = RenewalTimes.next(options, startNanos, validUntilNanos, batched);
         long first = nextEvent();
         if (first != Long.MAX_VALUE && first - time.nanoTime() >= DeadlineTimer.DEFER_FROM_NANOS) {
@@ -222,6 +223,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             held.stateLock.lock();
             try {
                 renewalInFlight = false;
+                endSlotWatch();
                 endsAtMaxHold = true;
                 reschedule();
             } finally {
@@ -241,6 +243,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         held.stateLock.lock();
         try {
             renewalInFlight = false;
+            endSlotWatch();
             lastRenewalFailure = e;
             nextRenewNanos = Deadlines.saturatedAdd(time.nanoTime(), RenewalTimes.retryIntervalNanos(options));
             reschedule();
@@ -263,6 +266,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         held.stateLock.lock();
         try {
             renewalInFlight = false;
+            endSlotWatch();
         } finally {
             held.stateLock.unlock();
         }
@@ -280,6 +284,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
                 held.stateLock.lock();
                 try {
                     renewalInFlight = false;
+                    endSlotWatch();
                 } finally {
                     held.stateLock.unlock();
                 }
@@ -292,12 +297,11 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             return false;
         }
         boolean active;
-        boolean queueNext = false;
-        long next = 0;
         held.stateLock.lock();
         try {
             if (background) {
                 renewalInFlight = false;
+                endSlotWatch();
             }
             active = held.isActive();
             if (active) {
@@ -308,18 +312,14 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
                 }
                 lastRenewalFailure = null;
                 endsAtMaxHold = cappedByMaxHold;
-                next = nextRenewNanos = RenewalTimes.next(options, start, validUntilNanos, batched);
+                long next = nextRenewNanos = RenewalTimes.next(options, start, validUntilNanos, batched);
                 if (batched && options.autoRenew() && maxHoldEndNanos - next > 0) {
-                    renewalInFlight = true; // the batcher owns the next renewal (see the note on top)
-                    queueNext = true;
+                    queueNextRenewal(next);
                 }
                 reschedule();
             }
         } finally {
             held.stateLock.unlock();
-        }
-        if (queueNext) {
-            queueNextRenewal(next);
         }
         if (active) {
             client.listeners.renewed(held.name(), held.grant.fencingToken());
@@ -327,17 +327,54 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         return active;
     }
 
-    /** Queues the next renewal with the batcher, outside stateLock (a grant released meanwhile is dropped there). */
+    /**
+     * Hands the next renewal to the batcher, which then owns it (see the note on top); its slot also watches the loss
+     * deadline when it fires before it. Caller holds stateLock (the batcher does not block).
+     */
     private void queueNextRenewal(long at) {
         RenewalBatcher batcher = client.renewals;
+        if (batcher == null) {
+            return;
+        }
+        long lossDeadline = lossDeadline();
+        boolean watch = lossDeadline != Long.MAX_VALUE && at - lossDeadline < 0;
         try {
-            if (batcher != null) {
-                batcher.renewAt(this, at);
-                return;
+            RenewalBatcher.Slot slot = batcher.renewAt(this, at, watch, lossDeadline);
+            renewalInFlight = true;
+            if (watch) {
+                slotWatch = slot;
             }
         } catch (RejectedExecutionException closing) { // NOPMD: the client is closing and ends this grant itself
         }
-        backgroundRenewalDropped();
+    }
+
+    /** The slot no longer watches the loss deadline: this grant's own timer does again. Caller holds stateLock. */
+    private void endSlotWatch() {
+        RenewalBatcher.Slot slot = slotWatch;
+        if (slot != null) {
+            slotWatch = null;
+            slot.settled();
+        }
+    }
+
+    /**
+     * On the scheduler thread: the slot's loss timer fired before this grant's renewal was answered (a batch that
+     * hangs, a drain that runs late): this grant's own timer watches its loss deadline again.
+     */
+    void slotWatchEnded(RenewalBatcher.Slot slot) {
+        try {
+            held.stateLock.lock();
+            try {
+                if (slotWatch == slot) {
+                    slotWatch = null;
+                    reschedule();
+                }
+            } finally {
+                held.stateLock.unlock();
+            }
+        } catch (Throwable e) { // NOPMD: a clock that throws must not leave the grant unwatched
+            markLostAtOnce("the watchdog", e);
+        }
     }
 
     // ---------------------------------------------------------------- the timer
@@ -354,7 +391,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         long next = nextEvent();
         if (next == Long.MAX_VALUE) {
             cancelTimer();
-            return; // session-bound grant without renewal: the backend reports its loss
+            return; // a session-bound grant without renewal (the backend reports its loss), or the slot watches it
         }
         long delay = next - time.nanoTime();
         DeadlineTimer.Timeout pending = timer;
@@ -377,9 +414,12 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         }
     }
 
-    /** The earlier of the loss deadline and the renewal this watchdog's own timer makes. Caller holds stateLock. */
+    /**
+     * The earlier of the loss deadline, unless the batcher's slot watches it, and the renewal this watchdog's own timer
+     * makes. Caller holds stateLock.
+     */
     private long nextEvent() {
-        long next = lossDeadline();
+        long next = slotWatch != null ? Long.MAX_VALUE : lossDeadline();
         if (options.autoRenew()
                 && !renewalInFlight
                 && maxHoldEndNanos - nextRenewNanos > 0

@@ -16,7 +16,9 @@ import io.latchkey.testing.ForwardingBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Instant;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import org.junit.jupiter.api.AfterEach;
@@ -82,8 +84,12 @@ class RenewalBatcherTest {
     });
     private final LockClient other = Latchkey.client(store.newBackend());
 
+    /** Keeps a batch that hangs (see aBatchThatHangsEndsItsGrantsAtTheirLossDeadline) hanging until the test ends. */
+    private final CountDownLatch hang = new CountDownLatch(1);
+
     @AfterEach
     void close() {
+        hang.countDown();
         client.close();
         other.close();
     }
@@ -134,12 +140,59 @@ class RenewalBatcherTest {
         long tasks = timer.ranCount() - tasksBefore;
         long renewals = renewed() - renewalsBefore;
         // each renewal armed and ran its own timer before: at least one task per renewal. Now a slot's one timer
-        // serves its grants, and a grant's loss timer runs about once per lease, not once per renewal.
+        // serves its grants, and the slot watches their loss deadlines too (see the next test).
         assertThat((double) tasks / renewals)
                 .as("timer tasks (%d) per background renewal (%d)", tasks, renewals)
                 .isLessThan(0.5);
         assertThat(held).allMatch(LockHandle::isValid);
         assertThat(singleRenewals.get()).as("renewals sent one by one").isZero();
+    }
+
+    @Test
+    @DisplayName("a grant renewed in batches has no timer of its own: its slot watches its loss deadline, and no grant's"
+            + " loss timer runs once per lease")
+    void aGrantRenewedInBatchesHasNoTimerOfItsOwn() {
+        List<LockHandle> held = holdMany("watched/");
+        await().atMost(Duration.ofSeconds(5)).until(() -> renewed() >= 2 * LOCKS); // past the first batched renewal
+        DeadlineTimer timer = ((CoreLockClient) client).executors.scheduler;
+        long tasksBefore = timer.ranCount();
+        long renewalsBefore = renewed();
+        await().atMost(Duration.ofSeconds(10)).until(() -> renewed() - renewalsBefore >= 6 * LOCKS);
+        long tasks = timer.ranCount() - tasksBefore;
+        long renewals = renewed() - renewalsBefore;
+        // a loss timer per grant, re-armed when it fires once per lease (900 ms, renewed every 300), runs about once
+        // per three renewals; the slot's two timers (its start and, cancelled when every answer came, its loss
+        // deadline) serve all forty grants taken together
+        assertThat((double) tasks / renewals)
+                .as("timer tasks (%d) per background renewal (%d)", tasks, renewals)
+                .isLessThan(0.15);
+        assertThat(held).allMatch(LockHandle::isValid);
+    }
+
+    @Test
+    @DisplayName("a batch that hangs in the store: every grant waiting for its answer is lost by its validity's end,"
+            + " as RENEWAL_FAILED, though its slot has already fired")
+    void aBatchThatHangsEndsItsGrantsAtTheirLossDeadline() {
+        List<LockHandle> held = holdMany("hang/");
+        await().atMost(Duration.ofSeconds(5)).until(() -> renewed() >= 2 * LOCKS); // the slots watch them now
+        batchAnswer = (grants, leases) -> {
+            try {
+                hang.await(); // a store call stuck in I/O, until the test ends
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new BackendUnavailableException("store hung (expected in this test)", null, "mem", null);
+        };
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> held.stream().allMatch(h -> h.lost().toCompletableFuture().isDone()));
+        for (LockHandle h : held) {
+            LockLoss loss = h.lost().toCompletableFuture().join();
+            assertThat(loss.reason()).as("%s", h.name()).isEqualTo(LockLoss.Reason.RENEWAL_FAILED);
+            Instant validUntil = h.validUntil(); // its last validity: nothing renewed it after the loss
+            assertThat(loss.at())
+                    .as("%s reported lost at its loss deadline (validity minus 90 ms), not after its validity", h.name())
+                    .isBeforeOrEqualTo(validUntil.plusMillis(200));
+        }
     }
 
     @Test
