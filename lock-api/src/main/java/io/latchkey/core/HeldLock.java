@@ -4,7 +4,6 @@ import io.latchkey.Durations;
 import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
 import io.latchkey.spi.Grant;
-import io.latchkey.spi.TimeSource;
 import java.time.Duration;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -12,7 +11,6 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.NullMarked;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -23,25 +21,29 @@ import org.slf4j.LoggerFactory;
  *
  * Concurrency design. Three parties touch a grant: the user's threads (renew, release), the client's
  * single scheduler thread (timers), and worker threads (background renewals, store-reported losses). Three
- * classes share the work, and one lock, `stateLock` (a ReentrantLock, not the object's monitor, so that a virtual
- * thread that waits for it on JDK 21 does not pin its carrier):
+ * classes share the work, and one lock, the state lock (this object's own synchronizer, GrantStateLock: no lock
+ * object beside it, and not the object's monitor, so that a virtual thread that waits for it on JDK 21 does not pin
+ * its carrier):
  * - HeldLock (here) owns the grant's state and both of its ends. `state` moves once, ACTIVE -> RELEASED
- *   (releaseInStore, on the user's thread) or ACTIVE -> LOST (markLost, from any party), under `stateLock`;
+ *   (releaseInStore, on the user's thread) or ACTIVE -> LOST (markLost, from any party), under the state lock;
  *   whoever makes that move owns the clean-up (cancel the watchdog's timer, leave the local gate, forget the
  *   grant), so it happens exactly once.
  * - Watchdog owns validity: renewals, the single timer, and deciding that the grant is lost. It ends a grant
  *   only through markLost. Its note explains the timer and how a failure inside it is reported.
- * - LossSignal owns the lost() future, created lazily and completed exactly once with the published LockLoss.
- * - `stateLock` guards only bookkeeping (the state, the watchdog's timer and renewal flags); no I/O ever runs
+ * - LossSignal owns the lost() future, completed exactly once with the published LockLoss. It is made only when
+ *   first needed (markLost, or a caller of lost()), through one compare-and-exchange: most grants never need one.
+ * - The state lock guards only bookkeeping (the state, the watchdog's timer and renewal flags); no I/O ever runs
  *   while it is held, so a store that hangs cannot stall timers, other locks, or virtual threads.
  * - Once markLost has made the transition, every later step (forget, leave the gate, complete the future,
  *   log, listeners, best-effort release) runs even if an earlier one throws.
- * - No wall clock on the acquire, renewal or loss path: validity is monotonic (time.nanoTime()); an Instant
+ * - No wall clock on the acquire, renewal or loss path: validity is monotonic (client.time.nanoTime()); an Instant
  *   is for display only. acquiredAt and validUntil are computed when asked for; LockLoss.at is read through
  *   WallClock, which cannot fail.
  */
 @NullMarked
-final class HeldLock {
+final class HeldLock extends GrantStateLock {
+    private static final long serialVersionUID = 1L;
+
     private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
 
     private static final int ACTIVE = 0;
@@ -58,11 +60,7 @@ final class HeldLock {
     final LockOptions options;
     final @Nullable Thread reentrantOwner; // null unless PER_THREAD
     final CoreHandle primary;
-    /** Guards the state and the watchdog's bookkeeping; never held during I/O (see the note on top). */
-    final ReentrantLock stateLock = new ReentrantLock();
-
     private final LocalGates.Gate gate;
-    private final TimeSource time;
     private final long startNanos;
     private final long grantedNanos;
     // acquiredAt and holds are updated through VarHandles rather than Atomic* objects: one grant per acquisition,
@@ -70,18 +68,20 @@ final class HeldLock {
     private volatile @Nullable Instant acquiredAt;
     private volatile int holds = 1;
     private final Watchdog watchdog;
-    private final LossSignal lossSignal = new LossSignal();
+    private volatile @Nullable LossSignal lossSignal; // made by the first to need it: most grants are never lost
 
-    private volatile int state = ACTIVE; // written under stateLock
+    private volatile int state = ACTIVE; // written under the state lock
 
     private static final VarHandle ACQUIRED_AT;
     private static final VarHandle HOLDS;
+    private static final VarHandle LOSS_SIGNAL;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             ACQUIRED_AT = lookup.findVarHandle(HeldLock.class, "acquiredAt", Instant.class);
             HOLDS = lookup.findVarHandle(HeldLock.class, "holds", int.class);
+            LOSS_SIGNAL = lookup.findVarHandle(HeldLock.class, "lossSignal", LossSignal.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -101,9 +101,8 @@ final class HeldLock {
         this.key = key;
         this.options = options;
         this.gate = gate;
-        this.time = client.time;
         this.startNanos = startNanos;
-        this.grantedNanos = time.nanoTime();
+        this.grantedNanos = client.time.nanoTime();
         this.reentrantOwner = reentrantOwner;
         this.watchdog = new Watchdog(this, startNanos, validUntilNanos);
         this.primary = new CoreHandle(this);
@@ -111,11 +110,11 @@ final class HeldLock {
 
     /** Arms the watchdog; called once the grant is registered with the client. */
     void start() {
-        stateLock.lock();
+        lockState();
         try {
             watchdog.start(startNanos);
         } finally {
-            stateLock.unlock();
+            unlockState();
         }
     }
 
@@ -141,7 +140,7 @@ final class HeldLock {
         if (v == Long.MAX_VALUE) {
             return Durations.MAX_WAIT;
         }
-        long left = v - time.nanoTime();
+        long left = v - client.time.nanoTime();
         return left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
     }
 
@@ -151,8 +150,8 @@ final class HeldLock {
         if (a != null) {
             return a;
         }
-        Instant now = time.now();
-        Instant computed = now.minusNanos(time.nanoTime() - grantedNanos);
+        Instant now = client.time.now();
+        Instant computed = now.minusNanos(client.time.nanoTime() - grantedNanos);
         // the first to compute it wins; the loser shows the winner's value
         return ACQUIRED_AT.compareAndSet(this, null, computed) ? computed : Objects.requireNonNull(acquiredAt);
     }
@@ -163,7 +162,7 @@ final class HeldLock {
         if (v == Long.MAX_VALUE) {
             return Instant.MAX;
         }
-        return time.now().plusNanos(v - time.nanoTime());
+        return client.time.now().plusNanos(v - client.time.nanoTime());
     }
 
     boolean ownedBy(String owner) {
@@ -198,7 +197,7 @@ final class HeldLock {
         if (watchdog.lostBeforeRelease()) {
             return false; // reported lost, and given back in the background, as the timer would have
         }
-        stateLock.lock();
+        lockState();
         try {
             if (state != ACTIVE) {
                 return false;
@@ -206,12 +205,12 @@ final class HeldLock {
             state = RELEASED;
             watchdog.cancelTimer();
         } finally {
-            stateLock.unlock();
+            unlockState();
         }
         client.forget(this);
         try {
             boolean held = client.backend.release(grant);
-            client.listeners.released(name(), grant.fencingToken(), time.nanoTime() - startNanos);
+            client.listeners.released(name(), grant.fencingToken(), client.time.nanoTime() - startNanos);
             return held;
         } finally {
             leaveGate();
@@ -224,7 +223,7 @@ final class HeldLock {
      * the grant had already ended; refused while it is held more than once (re-entered), changing nothing.
      */
     boolean retire() {
-        stateLock.lock();
+        lockState();
         try {
             if (state != ACTIVE) {
                 return false;
@@ -237,11 +236,11 @@ final class HeldLock {
             state = RELEASED;
             watchdog.cancelTimer();
         } finally {
-            stateLock.unlock();
+            unlockState();
         }
         client.forget(this);
         leaveGate();
-        client.listeners.released(name(), grant.fencingToken(), time.nanoTime() - startNanos);
+        client.listeners.released(name(), grant.fencingToken(), client.time.nanoTime() - startNanos);
         return true;
     }
 
@@ -252,7 +251,7 @@ final class HeldLock {
 
     /** Ends the grant as lost; false if it had already ended. Cannot fail before the loss is reported. */
     boolean markLost(LockLoss.Reason reason, String detail, @Nullable Throwable cause) {
-        stateLock.lock();
+        lockState();
         try {
             if (state != ACTIVE) {
                 return false;
@@ -260,10 +259,10 @@ final class HeldLock {
             state = LOST;
             watchdog.cancelTimer();
         } finally {
-            stateLock.unlock();
+            unlockState();
         }
-        LockLoss l = new LockLoss(name(), grant.fencingToken(), reason, WallClock.forDisplay(time), detail, cause);
-        CompletableFuture<LockLoss> f = lossSignal.publish(l);
+        LockLoss l = new LockLoss(name(), grant.fencingToken(), reason, WallClock.forDisplay(client.time), detail, cause);
+        CompletableFuture<LockLoss> f = lossSignal().publish(l);
         try {
             client.forget(this);
             leaveGate();
@@ -290,7 +289,18 @@ final class HeldLock {
     }
 
     CompletionStage<LockLoss> lost() {
-        return lossSignal.stage();
+        return lossSignal().stage();
+    }
+
+    /** The grant's LossSignal, made by the first caller (markLost or lost()); every caller gets the same one. */
+    private LossSignal lossSignal() {
+        LossSignal signal = lossSignal;
+        if (signal != null) {
+            return signal;
+        }
+        LossSignal made = new LossSignal();
+        LossSignal witness = (LossSignal) LOSS_SIGNAL.compareAndExchange(this, null, made);
+        return witness == null ? made : witness;
     }
 
     private void leaveGate() {

@@ -22,9 +22,9 @@ import org.jspecify.annotations.NullMarked;
  * renewal interval instead of ten thousand.
  *
  * Concurrency design. A Watchdog whose renewal falls due puts itself on a lock-free queue (on the scheduler thread,
- * under its own stateLock; nothing here blocks). At most one drain runs at a time, on the client's workers: it takes
+ * under its own state lock; nothing here blocks). At most one drain runs at a time, on the client's workers: it takes
  * up to a batch of due watchdogs, asks each for its lease, makes one renewAll call, and hands each watchdog its own
- * result, which it applies under its own stateLock exactly as after a single renewal. A drain starts GATHER after the
+ * result, which it applies under its own state lock exactly as after a single renewal. A drain starts GATHER after the
  * first renewal that finds none running, so that the renewals falling due in those milliseconds (locks taken together
  * renew together) share its first call; renewals that fall due while a call is in flight go in the next call of the
  * same drain. GATHER is small beside any renewal interval (a third of the lease by default), and the loss deadline
@@ -51,7 +51,7 @@ import org.jspecify.annotations.NullMarked;
  * as they were added; a validity only moves later, so it is never late); each grant settles with the slot when its
  * renewal is answered, and the last one to settle cancels that timer. If it fires first (a store call that hangs, a
  * drain that runs late), every grant still unsettled goes back to its own timer, which ends it at its loss deadline
- * exactly as for a single renewal stuck in I/O. A watchdog switches watches under its own stateLock, so a grant is
+ * exactly as for a single renewal stuck in I/O. A watchdog switches watches under its own state lock, so a grant is
  * watched by exactly one of the two at any moment.
  *
  * Failures: a RuntimeException from renewAll is an outage for every grant of the batch (each retries as after a failed
@@ -123,7 +123,7 @@ final class RenewalBatcher {
     /**
      * Queues the next renewal of a grant this batcher renewed, due at {@code dueNanos}; with {@code watchLoss} the
      * returned slot also watches the grant's loss deadline, {@code lossDeadlineNanos}, which must come after the due
-     * time. Caller holds the watchdog's stateLock (nothing here blocks). The slot last used is tried first: a drain
+     * time. Caller holds the watchdog's state lock (nothing here blocks). The slot last used is tried first: a drain
      * queues a whole batch, and its grants mostly share one slot.
      *
      * @throws RejectedExecutionException when the client is closing (the watchdog is not queued then)

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * The validity of one HeldLock: renewals (the user's and the background ones), the single timer, and the
  * decision that the grant is lost because its validity ran out or the watchdog itself failed.
  *
- * Concurrency design. The fields below are guarded by the HeldLock's `stateLock` (the same lock that guards its
+ * Concurrency design. The fields below are guarded by the HeldLock's state lock (the same lock that guards its
  * state, so that "still ACTIVE?" and "re-arm the timer" are one step); no I/O runs while it is held. The
  * watchdog never moves the grant's state itself: it ends a grant only through HeldLock.markLost, which owns
  * that transition and cancels the timer here.
@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  *   the batcher owns it), in a slot that fires before the loss deadline; the slot then watches that deadline too
  *   (slotWatch), and this grant has no timer of its own until the slot's watch ends: when its renewal is answered,
  *   or when the slot's loss timer fires first (a batch that hangs), and then its own timer takes over. slotWatch
- *   changes only under stateLock, and whenever it is set renewalInFlight is too. A renewal the batcher could not
+ *   changes only under the state lock, and whenever it is set renewalInFlight is too. A renewal the batcher could not
  *   make goes back to this grant's own timer, which retries it.
  * - validUntilNanos only moves forward (max of concurrent renewals, each counted from its own start); it is
  *   volatile so that the HeldLock's queries read it without the lock.
@@ -66,9 +66,6 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
 
     private final HeldLock held;
-    private final CoreLockClient client;
-    private final LockOptions options;
-    private final TimeSource time;
     private final long maxHoldEndNanos;
     private final long guardNanos;
     /** Renewed by the client's RenewalBatcher: an exclusive grant on a backend that renews many in one call. */
@@ -76,7 +73,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
 
     private volatile long validUntilNanos;
 
-    // guarded by held.stateLock
+    // guarded by the HeldLock's state lock
     private DeadlineTimer.@Nullable Timeout timer;
     private volatile boolean armPending; // the first timer waits for the scheduler's next sweep (see start)
     private boolean renewalInFlight;
@@ -88,14 +85,11 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     /** {@code validUntilNanos}: the grant's validity as the core bounds it (ValidityClamp), not the reported one. */
     Watchdog(HeldLock held, long startNanos, long validUntilNanos) {
         this.held = held;
-        this.client = held.client;
-        this.options = held.options;
-        this.time = client.time;
-        this.batched = client.renewals != null && held.grant.kind().type() == GrantKind.Type.EXCLUSIVE;
+        this.batched = held.client.renewals != null && held.grant.kind().type() == GrantKind.Type.EXCLUSIVE;
         this.validUntilNanos = validUntilNanos;
-        Duration maxHold = options.maxHold().orElse(null); // no lambda: a watchdog is made per acquisition
+        Duration maxHold = held.options.maxHold().orElse(null); // no lambda: a watchdog is made per acquisition
         this.maxHoldEndNanos = maxHold == null ? Long.MAX_VALUE : Deadlines.saturatedAdd(startNanos, maxHold.toNanos());
-        long lease = options.lease().toNanos();
+        long lease = held.options.lease().toNanos();
         // report a failed renewal this long before validity ends: a timer thread on a loaded machine runs late
         this.guardNanos =
                 Math.min(TimeUnit.MILLISECONDS.toNanos(500), Math.max(TimeUnit.MILLISECONDS.toNanos(1), lease / 10));
@@ -110,20 +104,20 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     boolean withinValidity() {
         long v = validUntilNanos;
         // Long.MAX_VALUE: bound to a session, no deadline (comparing would overflow for a negative nanoTime)
-        return v == Long.MAX_VALUE || time.nanoTime() - v < 0;
+        return v == Long.MAX_VALUE || held.client.time.nanoTime() - v < 0;
     }
 
     /**
      * Arms the first timer, lazily when its event is far away: the scheduler's next sweep arms it (within
-     * DeadlineTimer.DEFER), so a lock released before then never enters the timer's queue. Caller holds stateLock.
+     * DeadlineTimer.DEFER), so a lock released before then never enters the timer's queue. Caller holds the state lock.
      */
     void start(long startNanos) {
-        nextRenewNanos = RenewalTimes.next(options, startNanos, validUntilNanos, batched);
+        nextRenewNanos = RenewalTimes.next(held.options, startNanos, validUntilNanos, batched);
         long first = nextEvent();
-        if (first != Long.MAX_VALUE && first - time.nanoTime() >= DeadlineTimer.DEFER_FROM_NANOS) {
+        if (first != Long.MAX_VALUE && first - held.client.time.nanoTime() >= DeadlineTimer.DEFER_FROM_NANOS) {
             armPending = true;
             try {
-                client.executors.scheduler.armLater(this);
+                held.client.executors.scheduler.armLater(this);
             } catch (RejectedExecutionException closing) {
                 armPending = false; // the client is closing and will end this grant itself
             }
@@ -139,13 +133,13 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             return; // released, or re-armed, before the sweep: only ever cleared after start, so no lock is needed
         }
         try {
-            held.stateLock.lock();
+            held.lockState();
             try {
                 if (armPending) {
                     reschedule();
                 }
             } finally {
-                held.stateLock.unlock();
+                held.unlockState();
             }
         } catch (Throwable e) { // NOPMD: a clock that throws must not leave the grant unwatched
             markLostAtOnce("the watchdog", e);
@@ -159,19 +153,19 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         if (!held.isActive()) {
             return false;
         }
-        long start = time.nanoTime();
+        long start = held.client.time.nanoTime();
         Duration capped = RenewalTimes.capByMaxHold(lease, start, maxHoldEndNanos);
         if (capped == null) {
             return false; // max hold reached: the loss timer reports EXPIRED
         }
         RenewResult result;
         try {
-            result = client.backend.renew(held.grant, capped);
+            result = held.client.backend.renew(held.grant, capped);
         } catch (Error e) {
             markLostAtOnce("renewal", e);
             throw e;
         } catch (RuntimeException e) {
-            client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
+            held.client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
             throw e;
         }
         return applyRenewal(result, start, capped, false, RenewalTimes.isCut(capped, lease), false);
@@ -187,19 +181,19 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     }
 
     private void renewOnce() {
-        long start = time.nanoTime();
+        long start = held.client.time.nanoTime();
         Duration lease = backgroundLease(start);
         if (lease == null) {
             return;
         }
         RenewResult result;
         try {
-            result = client.backend.renew(held.grant, lease);
+            result = held.client.backend.renew(held.grant, lease);
         } catch (RuntimeException e) { // an outage: retried until validity runs out (Errors end the grant at once)
             backgroundRenewalFailed(e);
             return;
         }
-        applyRenewal(result, start, lease, true, RenewalTimes.isCut(lease, options.lease()), false);
+        applyRenewal(result, start, lease, true, RenewalTimes.isCut(lease, held.options.lease()), false);
     }
 
     // ------------------------------------------------ the steps of a background renewal (RenewalBatcher's too)
@@ -218,16 +212,16 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             backgroundRenewalDropped();
             return null;
         }
-        Duration lease = RenewalTimes.capByMaxHold(options.lease(), start, maxHoldEndNanos);
+        Duration lease = RenewalTimes.capByMaxHold(held.options.lease(), start, maxHoldEndNanos);
         if (lease == null) {
-            held.stateLock.lock();
+            held.lockState();
             try {
                 renewalInFlight = false;
                 endSlotWatch();
                 endsAtMaxHold = true;
                 reschedule();
             } finally {
-                held.stateLock.unlock();
+                held.unlockState();
             }
         }
         return lease;
@@ -238,19 +232,19 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         log.debug(
                 "Renewal of lock '{}' on {} failed; retrying until its validity runs out",
                 held.name(),
-                client.backend(),
+                held.client.backend(),
                 e);
-        held.stateLock.lock();
+        held.lockState();
         try {
             renewalInFlight = false;
             endSlotWatch();
             lastRenewalFailure = e;
-            nextRenewNanos = Deadlines.saturatedAdd(time.nanoTime(), RenewalTimes.retryIntervalNanos(options));
+            nextRenewNanos = Deadlines.saturatedAdd(held.client.time.nanoTime(), RenewalTimes.retryIntervalNanos(held.options));
             reschedule();
         } finally {
-            held.stateLock.unlock();
+            held.unlockState();
         }
-        client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
+        held.client.listeners.renewalFailed(held.name(), held.grant.fencingToken(), e);
     }
 
     /**
@@ -258,17 +252,17 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
      * keeps is queued with the batcher for its next renewal.
      */
     void backgroundRenewed(RenewResult result, long start, Duration lease) {
-        applyRenewal(result, start, lease, true, RenewalTimes.isCut(lease, options.lease()), true);
+        applyRenewal(result, start, lease, true, RenewalTimes.isCut(lease, held.options.lease()), true);
     }
 
     /** The renewal was never sent: the grant ended meanwhile, or the client is closing and ends it itself. */
     void backgroundRenewalDropped() {
-        held.stateLock.lock();
+        held.lockState();
         try {
             renewalInFlight = false;
             endSlotWatch();
         } finally {
-            held.stateLock.unlock();
+            held.unlockState();
         }
     }
 
@@ -281,12 +275,12 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             boolean batched) {
         if (!result.held()) {
             if (background) {
-                held.stateLock.lock();
+                held.lockState();
                 try {
                     renewalInFlight = false;
                     endSlotWatch();
                 } finally {
-                    held.stateLock.unlock();
+                    held.unlockState();
                 }
             }
             LockLoss.Reason reason = result.reason();
@@ -297,7 +291,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             return false;
         }
         boolean active;
-        held.stateLock.lock();
+        held.lockState();
         try {
             if (background) {
                 renewalInFlight = false;
@@ -312,27 +306,27 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
                 }
                 lastRenewalFailure = null;
                 endsAtMaxHold = cappedByMaxHold;
-                long next = nextRenewNanos = RenewalTimes.next(options, start, validUntilNanos, batched);
-                if (batched && options.autoRenew() && maxHoldEndNanos - next > 0) {
+                long next = nextRenewNanos = RenewalTimes.next(held.options, start, validUntilNanos, batched);
+                if (batched && held.options.autoRenew() && maxHoldEndNanos - next > 0) {
                     queueNextRenewal(next);
                 }
                 reschedule();
             }
         } finally {
-            held.stateLock.unlock();
+            held.unlockState();
         }
         if (active) {
-            client.listeners.renewed(held.name(), held.grant.fencingToken());
+            held.client.listeners.renewed(held.name(), held.grant.fencingToken());
         }
         return active;
     }
 
     /**
      * Hands the next renewal to the batcher, which then owns it (see the note on top); its slot also watches the loss
-     * deadline when it fires before it. Caller holds stateLock (the batcher does not block).
+     * deadline when it fires before it. Caller holds the state lock (the batcher does not block).
      */
     private void queueNextRenewal(long at) {
-        RenewalBatcher batcher = client.renewals;
+        RenewalBatcher batcher = held.client.renewals;
         if (batcher == null) {
             return;
         }
@@ -348,7 +342,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         }
     }
 
-    /** The slot no longer watches the loss deadline: this grant's own timer does again. Caller holds stateLock. */
+    /** The slot no longer watches the loss deadline: this grant's own timer does again. Caller holds the state lock. */
     private void endSlotWatch() {
         RenewalBatcher.Slot slot = slotWatch;
         if (slot != null) {
@@ -363,14 +357,14 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
      */
     void slotWatchEnded(RenewalBatcher.Slot slot) {
         try {
-            held.stateLock.lock();
+            held.lockState();
             try {
                 if (slotWatch == slot) {
                     slotWatch = null;
                     reschedule();
                 }
             } finally {
-                held.stateLock.unlock();
+                held.unlockState();
             }
         } catch (Throwable e) { // NOPMD: a clock that throws must not leave the grant unwatched
             markLostAtOnce("the watchdog", e);
@@ -379,7 +373,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
 
     // ---------------------------------------------------------------- the timer
 
-    /** Arms the single timer at the next due event, unless one that fires no later is pending. Caller holds stateLock. */
+    /** Arms the single timer at the next due event, unless one that fires no later is pending. Caller holds the state lock. */
     private void reschedule() {
         if (armPending) {
             armPending = false; // a volatile write only when there is something to clear
@@ -393,11 +387,11 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             cancelTimer();
             return; // a session-bound grant without renewal (the backend reports its loss), or the slot watches it
         }
-        long delay = next - time.nanoTime();
+        long delay = next - held.client.time.nanoTime();
         DeadlineTimer.Timeout pending = timer;
         if (pending != null) {
             // it fires first and looks again: early is harmless (see the note on top). A timer the thread has
-            // already taken is about to look too, once it has stateLock: arming another beside it would leave two
+            // already taken is about to look too, once it has the state lock: arming another beside it would leave two
             // timers running for this grant from then on, as its run forgets the one armed here
             if (pending.remainingNanos() <= delay || !pending.cancel()) {
                 return;
@@ -408,7 +402,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             delay -= Math.floorMod(next, GRID_NANOS); // on the shared grid
         }
         try {
-            timer = client.executors.scheduler.schedule(this, Math.max(0, delay));
+            timer = held.client.executors.scheduler.schedule(this, Math.max(0, delay));
         } catch (RejectedExecutionException closing) {
             timer = null; // the client is closing and will end this grant itself
         }
@@ -416,11 +410,11 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
 
     /**
      * The earlier of the loss deadline, unless the batcher's slot watches it, and the renewal this watchdog's own timer
-     * makes. Caller holds stateLock.
+     * makes. Caller holds the state lock.
      */
     private long nextEvent() {
         long next = slotWatch != null ? Long.MAX_VALUE : lossDeadline();
-        if (options.autoRenew()
+        if (held.options.autoRenew()
                 && !renewalInFlight
                 && maxHoldEndNanos - nextRenewNanos > 0
                 && nextRenewNanos - next < 0) {
@@ -434,7 +428,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         return v == Long.MAX_VALUE ? Long.MAX_VALUE : v - guardNanos;
     }
 
-    /** Cancels the pending timer, if any (a run already under way finds the grant ended). Caller holds stateLock. */
+    /** Cancels the pending timer, if any (a run already under way finds the grant ended). Caller holds the state lock. */
     void cancelTimer() {
         if (armPending) {
             armPending = false;
@@ -460,21 +454,21 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         LockLoss.Reason lossReason;
         String detail;
         Throwable cause = null;
-        held.stateLock.lock();
+        held.lockState();
         try {
             timer = null;
             if (!held.isActive()) {
                 return;
             }
-            long now = time.nanoTime();
+            long now = held.client.time.nanoTime();
             if (now - lossDeadline() < 0) {
-                if (options.autoRenew() && !renewalInFlight && now - nextRenewNanos >= 0 && maxHoldEndNanos - now > 0) {
+                if (held.options.autoRenew() && !renewalInFlight && now - nextRenewNanos >= 0 && maxHoldEndNanos - now > 0) {
                     renewalInFlight = true;
                     try {
                         if (batched) {
-                            client.renewals.submit(this); // with the others due now, in one round trip
+                            held.client.renewals.submit(this); // with the others due now, in one round trip
                         } else {
-                            client.executors.workers.execute(this::renewInBackground);
+                            held.client.executors.workers.execute(this::renewInBackground);
                         }
                     } catch (RejectedExecutionException closing) {
                         renewalInFlight = false;
@@ -489,7 +483,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             detail = loss.detail();
             cause = loss.cause();
         } finally {
-            held.stateLock.unlock();
+            held.unlockState();
         }
         held.markLost(lossReason, detail, cause);
     }
@@ -497,16 +491,16 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     /** Why a grant whose validity ran out is lost. */
     private record Loss(LockLoss.Reason reason, String detail, @Nullable Throwable cause) {}
 
-    /** The loss of a grant whose validity ran out, as of {@code now}. Caller holds stateLock. */
+    /** The loss of a grant whose validity ran out, as of {@code now}. Caller holds the state lock. */
     private Loss overdueLoss(long now) {
         // a backend's drift makes a capped grant end a little before maxHold itself, hence the flag
         boolean maxHoldReached = endsAtMaxHold || now - maxHoldEndNanos >= -guardNanos;
-        if (!options.autoRenew() || maxHoldReached) {
+        if (!held.options.autoRenew() || maxHoldReached) {
             return new Loss(
                     LockLoss.Reason.EXPIRED,
                     maxHoldReached
-                            ? "max hold of " + options.maxHold().orElseThrow() + " reached"
-                            : "lease of " + options.lease() + " ran out (auto-renew is off)",
+                            ? "max hold of " + held.options.maxHold().orElseThrow() + " reached"
+                            : "lease of " + held.options.lease() + " ran out (auto-renew is off)",
                     null);
         }
         Throwable cause = lastRenewalFailure;
@@ -529,14 +523,14 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             return false;
         }
         Loss loss;
-        held.stateLock.lock();
+        held.lockState();
         try {
             if (!held.isActive()) {
                 return false;
             }
-            loss = overdueLoss(time.nanoTime());
+            loss = overdueLoss(held.client.time.nanoTime());
         } finally {
-            held.stateLock.unlock();
+            held.unlockState();
         }
         return held.markLost(loss.reason(), loss.detail() + " (found when the lock was released)", loss.cause());
     }
