@@ -29,10 +29,9 @@ import org.jspecify.annotations.NullMarked;
  * renew together) share its first call; renewals that fall due while a call is in flight go in the next call of the
  * same drain. GATHER is small beside any renewal interval (a third of the lease by default), and the loss deadline
  * of every grant stays watched on the scheduler while its renewal waits or is in flight (by its own timer, or by its
- * slot: see below), as for a single renewal. The
- * `draining` flag is claimed with a CAS before a drain is scheduled and given back when the queue is found empty; a
- * watchdog queued between that last look and the give-back is picked up by the drain's final check, which schedules
- * another. No lock is held around I/O.
+ * slot: see below), as for a single renewal. The `draining` flag is claimed with a CAS before a drain is scheduled
+ * and given back when the queue is found empty; a watchdog queued between that last look and the give-back is picked
+ * up by the drain's final check, which schedules another. No lock is held around I/O.
  *
  * Every renewal of an exclusive grant with a batcher falls due on a grid (gridStep: up to an eighth of the renew
  * interval early), the first one too: locks taken at different moments renew together from the start, and a round of
@@ -42,8 +41,9 @@ import org.jspecify.annotations.NullMarked;
  * instead of one per grant, and the slot's grants go to the same drain together, no gather needed. A slot is made and
  * its timer armed inside the map's own computeIfAbsent; a firing slot takes itself out of the map, then swaps its
  * lock-free stack of grants for a FIRED mark, so a watchdog is pushed either onto a slot that has not fired yet or,
- * once its push fails, onto a new one: none is left in a slot that already fired. A slot fires at its start, up to SLOT before its grants are due (early is harmless). A grant released while
- * it waits in a slot stays there until the slot fires (at most one renew interval) and is dropped by the drain.
+ * once its push fails, onto a new one: none is left in a slot that already fired. A slot fires at its start, up to
+ * SLOT before its grants are due (early is harmless). A grant released while it waits in a slot stays there until the
+ * slot fires (at most one renew interval) and is dropped by the drain.
  *
  * A slot also watches the loss deadlines of the grants it took over, so that a grant renewed in batches has no timer
  * of its own (the watchdog takes the slot's watch only when the slot fires before its loss deadline). Until the slot
@@ -177,7 +177,10 @@ final class RenewalBatcher {
         }
     }
 
-    /** The top of a fired slot's stack: a push that finds it fails. Never taken as a grant (the swap returns the top before it). */
+    /**
+     * The top of a fired slot's stack: a push that finds it fails. Never read as a grant (the swap returns what was on
+     * the stack before it).
+     */
     @SuppressWarnings("NullAway") // a mark, not a queued renewal
     private static final Queued FIRED = new Queued(null, false, 0);
 
@@ -211,8 +214,8 @@ final class RenewalBatcher {
         }
 
         /**
-         * On the scheduler thread, as the slot fires: takes its grants, and arms one timer for the earliest loss deadline
-         * among those it watches (each was worked out as the grant was queued; a validity only moves later).
+         * On the scheduler thread, as the slot fires: takes its grants, and arms one timer for the earliest loss
+         * deadline among those it watches (each was worked out as the grant was queued; a validity only moves later).
          */
         private List<Watchdog> close() {
             List<Watchdog> grants = new ArrayList<>();
@@ -232,13 +235,16 @@ final class RenewalBatcher {
                 unsettled.set(watched);
                 try {
                     lossTimer = scheduler.schedule(this::lossDeadlineCame, Math.max(0, earliest - time.nanoTime()));
-                } catch (RejectedExecutionException closing) { // NOPMD: the client is closing and ends its grants itself
+                } catch (RejectedExecutionException closing) { // NOPMD: a closing client ends its grants itself
                 }
             }
             return grants;
         }
 
-        /** On the scheduler thread: a loss deadline came before every renewal was answered; their own timers take over. */
+        /**
+         * On the scheduler thread: a loss deadline came before every renewal was answered; the grants' own timers take
+         * over.
+         */
         private void lossDeadlineCame() {
             for (Watchdog w : fired) {
                 w.slotWatchEnded(this);

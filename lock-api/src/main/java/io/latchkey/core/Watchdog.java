@@ -1,13 +1,9 @@
 package io.latchkey.core;
 
 import io.latchkey.LockLoss;
-import io.latchkey.LockOptions;
 import io.latchkey.spi.Deadlines;
 import io.latchkey.spi.GrantKind;
-import io.latchkey.spi.Redaction;
 import io.latchkey.spi.RenewResult;
-import io.latchkey.spi.StoreErrors;
-import io.latchkey.spi.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -100,11 +96,16 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         return validUntilNanos;
     }
 
+    /** The client's monotonic clock (the TimeSource's nanoTime). */
+    private long now() {
+        return held.client.time.nanoTime();
+    }
+
     /** Whether the validity has not run out yet (the grant's state aside). */
     boolean withinValidity() {
         long v = validUntilNanos;
         // Long.MAX_VALUE: bound to a session, no deadline (comparing would overflow for a negative nanoTime)
-        return v == Long.MAX_VALUE || held.client.time.nanoTime() - v < 0;
+        return v == Long.MAX_VALUE || now() - v < 0;
     }
 
     /**
@@ -114,7 +115,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     void start(long startNanos) {
         nextRenewNanos = RenewalTimes.next(held.options, startNanos, validUntilNanos, batched);
         long first = nextEvent();
-        if (first != Long.MAX_VALUE && first - held.client.time.nanoTime() >= DeadlineTimer.DEFER_FROM_NANOS) {
+        if (first != Long.MAX_VALUE && first - now() >= DeadlineTimer.DEFER_FROM_NANOS) {
             armPending = true;
             try {
                 held.client.executors.scheduler.armLater(this);
@@ -153,7 +154,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         if (!held.isActive()) {
             return false;
         }
-        long start = held.client.time.nanoTime();
+        long start = now();
         Duration capped = RenewalTimes.capByMaxHold(lease, start, maxHoldEndNanos);
         if (capped == null) {
             return false; // max hold reached: the loss timer reports EXPIRED
@@ -181,7 +182,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     }
 
     private void renewOnce() {
-        long start = held.client.time.nanoTime();
+        long start = now();
         Duration lease = backgroundLease(start);
         if (lease == null) {
             return;
@@ -239,7 +240,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             renewalInFlight = false;
             endSlotWatch();
             lastRenewalFailure = e;
-            nextRenewNanos = Deadlines.saturatedAdd(held.client.time.nanoTime(), RenewalTimes.retryIntervalNanos(held.options));
+            nextRenewNanos = Deadlines.saturatedAdd(now(), RenewalTimes.retryIntervalNanos(held.options));
             reschedule();
         } finally {
             held.unlockState();
@@ -373,7 +374,10 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
 
     // ---------------------------------------------------------------- the timer
 
-    /** Arms the single timer at the next due event, unless one that fires no later is pending. Caller holds the state lock. */
+    /**
+     * Arms the single timer at the next due event, unless one that fires no later is pending. Caller holds the state
+     * lock.
+     */
     private void reschedule() {
         if (armPending) {
             armPending = false; // a volatile write only when there is something to clear
@@ -387,7 +391,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             cancelTimer();
             return; // a session-bound grant without renewal (the backend reports its loss), or the slot watches it
         }
-        long delay = next - held.client.time.nanoTime();
+        long delay = next - now();
         DeadlineTimer.Timeout pending = timer;
         if (pending != null) {
             // it fires first and looks again: early is harmless (see the note on top). A timer the thread has
@@ -428,7 +432,9 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         return v == Long.MAX_VALUE ? Long.MAX_VALUE : v - guardNanos;
     }
 
-    /** Cancels the pending timer, if any (a run already under way finds the grant ended). Caller holds the state lock. */
+    /**
+     * Cancels the pending timer, if any (a run already under way finds the grant ended). Caller holds the state lock.
+     */
     void cancelTimer() {
         if (armPending) {
             armPending = false;
@@ -460,9 +466,12 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
             if (!held.isActive()) {
                 return;
             }
-            long now = held.client.time.nanoTime();
+            long now = now();
             if (now - lossDeadline() < 0) {
-                if (held.options.autoRenew() && !renewalInFlight && now - nextRenewNanos >= 0 && maxHoldEndNanos - now > 0) {
+                if (held.options.autoRenew()
+                        && !renewalInFlight
+                        && now - nextRenewNanos >= 0
+                        && maxHoldEndNanos - now > 0) {
                     renewalInFlight = true;
                     try {
                         if (batched) {
@@ -478,7 +487,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
                 reschedule();
                 return;
             }
-            Loss loss = overdueLoss(now);
+            LossReasons.Loss loss = overdueLoss(now);
             lossReason = loss.reason();
             detail = loss.detail();
             cause = loss.cause();
@@ -488,28 +497,11 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         held.markLost(lossReason, detail, cause);
     }
 
-    /** Why a grant whose validity ran out is lost. */
-    private record Loss(LockLoss.Reason reason, String detail, @Nullable Throwable cause) {}
-
     /** The loss of a grant whose validity ran out, as of {@code now}. Caller holds the state lock. */
-    private Loss overdueLoss(long now) {
+    private LossReasons.Loss overdueLoss(long now) {
         // a backend's drift makes a capped grant end a little before maxHold itself, hence the flag
         boolean maxHoldReached = endsAtMaxHold || now - maxHoldEndNanos >= -guardNanos;
-        if (!held.options.autoRenew() || maxHoldReached) {
-            return new Loss(
-                    LockLoss.Reason.EXPIRED,
-                    maxHoldReached
-                            ? "max hold of " + held.options.maxHold().orElseThrow() + " reached"
-                            : "lease of " + held.options.lease() + " ran out (auto-renew is off)",
-                    null);
-        }
-        Throwable cause = lastRenewalFailure;
-        return new Loss(
-                LockLoss.Reason.RENEWAL_FAILED,
-                cause == null
-                        ? "no renewal succeeded before the lease ran out"
-                        : "renewals failed until the lease ran out: " + describe(cause),
-                cause);
+        return LossReasons.overdue(held.options, maxHoldReached, lastRenewalFailure);
     }
 
     /**
@@ -522,13 +514,13 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         if (withinValidity()) {
             return false;
         }
-        Loss loss;
+        LossReasons.Loss loss;
         held.lockState();
         try {
             if (!held.isActive()) {
                 return false;
             }
-            loss = overdueLoss(held.client.time.nanoTime());
+            loss = overdueLoss(now());
         } finally {
             held.unlockState();
         }
@@ -539,17 +531,9 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     void markLostAtOnce(String where, Throwable failure) {
         if (held.markLost(
                 LockLoss.Reason.RENEWAL_FAILED,
-                where + " failed with " + describe(failure)
-                        + "; the lock is reported lost at once rather than when its validity ends",
+                LossReasons.watchdogFailed(where, failure),
                 failure)) {
             log.debug("Why lock '{}' (token {}) was reported lost", held.name(), held.grant.fencingToken(), failure);
         }
-    }
-
-    /** A failure on one line, for a loss detail: its type and its message, with any password removed. */
-    private static String describe(Throwable t) {
-        String message = t.getMessage();
-        return t.getClass().getSimpleName()
-                + (message == null || message.isBlank() ? "" : ": " + StoreErrors.oneLine(Redaction.redact(message)));
     }
 }

@@ -133,17 +133,9 @@ class RenewalBatcherTest {
             held.add(client.lock("slots/" + i, often).tryAcquire().orElseThrow());
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> renewed() >= LOCKS); // the first round: one timer each
-        DeadlineTimer timer = ((CoreLockClient) client).executors.scheduler;
-        long tasksBefore = timer.ranCount();
-        long renewalsBefore = renewed();
-        await().atMost(Duration.ofSeconds(10)).until(() -> renewed() - renewalsBefore >= 6 * LOCKS);
-        long tasks = timer.ranCount() - tasksBefore;
-        long renewals = renewed() - renewalsBefore;
         // each renewal armed and ran its own timer before: at least one task per renewal. Now a slot's one timer
         // serves its grants, and the slot watches their loss deadlines too (see the next test).
-        assertThat((double) tasks / renewals)
-                .as("timer tasks (%d) per background renewal (%d)", tasks, renewals)
-                .isLessThan(0.5);
+        timerTasksPerRenewal().isLessThan(0.5);
         assertThat(held).allMatch(LockHandle::isValid);
         assertThat(singleRenewals.get()).as("renewals sent one by one").isZero();
     }
@@ -154,18 +146,10 @@ class RenewalBatcherTest {
     void aGrantRenewedInBatchesHasNoTimerOfItsOwn() {
         List<LockHandle> held = holdMany("watched/");
         await().atMost(Duration.ofSeconds(5)).until(() -> renewed() >= 2 * LOCKS); // past the first batched renewal
-        DeadlineTimer timer = ((CoreLockClient) client).executors.scheduler;
-        long tasksBefore = timer.ranCount();
-        long renewalsBefore = renewed();
-        await().atMost(Duration.ofSeconds(10)).until(() -> renewed() - renewalsBefore >= 6 * LOCKS);
-        long tasks = timer.ranCount() - tasksBefore;
-        long renewals = renewed() - renewalsBefore;
         // a loss timer per grant, re-armed when it fires once per lease (900 ms, renewed every 300), runs about once
         // per three renewals; the slot's two timers (its start and, cancelled when every answer came, its loss
         // deadline) serve all forty grants taken together
-        assertThat((double) tasks / renewals)
-                .as("timer tasks (%d) per background renewal (%d)", tasks, renewals)
-                .isLessThan(0.15);
+        timerTasksPerRenewal().isLessThan(0.15);
         assertThat(held).allMatch(LockHandle::isValid);
     }
 
@@ -233,6 +217,17 @@ class RenewalBatcherTest {
         assertThat(RenewalBatcher.gridStep(Duration.ofMillis(80).toNanos())).isEqualTo(Duration.ofMillis(10).toNanos());
         assertThat(RenewalBatcher.gridStep(Duration.ofMillis(1000).toNanos())).isEqualTo(Duration.ofMillis(80).toNanos());
         assertThat(RenewalBatcher.gridStep(Duration.ofSeconds(10).toNanos())).isEqualTo(Duration.ofMillis(640).toNanos());
+    }
+
+    /** The timer tasks the client ran per background renewal over the next six rounds of every lock, to assert on. */
+    private org.assertj.core.api.AbstractDoubleAssert<?> timerTasksPerRenewal() {
+        DeadlineTimer timer = ((CoreLockClient) client).executors.scheduler;
+        long tasksBefore = timer.ranCount();
+        long renewalsBefore = renewed();
+        await().atMost(Duration.ofSeconds(10)).until(() -> renewed() - renewalsBefore >= 6 * LOCKS);
+        long tasks = timer.ranCount() - tasksBefore;
+        long renewals = renewed() - renewalsBefore;
+        return assertThat((double) tasks / renewals).as("timer tasks (%d) per background renewal (%d)", tasks, renewals);
     }
 
     private long renewed() {
