@@ -82,6 +82,9 @@ class ProtocolTest {
             DistributedReadWriteLock rw = viaProxy.readWriteLock(name);
             viaProxy.lock(name).acquire(Duration.ofSeconds(5)).release(); // parents exist: no retried create
             rw.readLock().acquire(Duration.ofSeconds(5)).release();
+            // 50 ms on every reply: a client that sends the getChildren only after the create's reply still shows one
+            // in flight; one that pipelines shows two even if the proxy's pump is descheduled between the two requests
+            proxy.delayReplies(50);
             proxy.resetMostInFlight();
             viaProxy.lock(name).acquire(Duration.ofSeconds(5)).release();
             assertThat(proxy.mostInFlight())
