@@ -38,10 +38,18 @@ final class AcquireLoop {
 
     /**
      * @param waitNanos     0 for a single attempt that never blocks; Long.MAX_VALUE for no limit
+     * @param wait          the caller's wait, as given, when it is waitNanos; else null. A store wait of exactly
+     *                      this long is passed as this object rather than a new one
      * @param throwOnTimeout throw {@link LockTimeoutException} rather than return null when the wait runs out
      */
     static CoreHandle acquire(
-            CoreLockClient c, String name, GrantKind kind, LockOptions o, long waitNanos, boolean throwOnTimeout)
+            CoreLockClient c,
+            String name,
+            GrantKind kind,
+            LockOptions o,
+            long waitNanos,
+            Duration wait,
+            boolean throwOnTimeout)
             throws InterruptedException {
         c.checkOpen(name);
         long begin = System.nanoTime();
@@ -50,7 +58,7 @@ final class AcquireLoop {
         }
         Thread reentrant = o.reentrancy() == Reentrancy.PER_THREAD ? Thread.currentThread() : null;
         if (reentrant != null && kind.type() != GrantKind.Type.PERMITS) {
-            HeldLock mine = c.active.get(GrantKeys.of(name, kind, "", reentrant));
+            HeldLock mine = c.gates.holder(GrantKeys.of(name, kind, "", reentrant));
             if (mine != null && mine.reentrantOwner == Thread.currentThread() && mine.addHold()) {
                 c.listeners.acquired(name, mine.grant.fencingToken(), 0);
                 return new CoreHandle(mine);
@@ -66,9 +74,10 @@ final class AcquireLoop {
         AcquireRequest unseenRequest = null; // a request whose store call ended without an answer
         Throwable failure = null;
         try {
-            entered = waitNanos == 0
-                    ? gate.tryEnterNow()
-                    : gate.tryEnter(Math.max(0, deadline - System.nanoTime()));
+            // a free gate is taken without reading the clock; `begin` is then still the time to count from
+            boolean enteredAtOnce = gate.tryEnterNow();
+            entered = enteredAtOnce
+                    || (waitNanos != 0 && gate.tryEnter(Math.max(0, deadline - System.nanoTime())));
             if (!entered) {
                 return timedOut(c, name, kind, begin, 0, null, gate, true, false, throwOnTimeout);
             }
@@ -78,15 +87,21 @@ final class AcquireLoop {
             RuntimeException lastError = null;
             int attempts = 0;
             for (; ; ) {
-                long remaining = deadline - System.nanoTime();
-                long startNanos = c.time.nanoTime();
+                // One clock reading before the store call and one after it, on the system clock: System.nanoTime
+                // costs tens of nanoseconds on a VM, several times the rest of the core's work per reading. An
+                // earlier start is the safe side (the validity counted from it ends sooner), and the first attempt
+                // after an uncontended gate starts within a microsecond of `begin`.
+                long now = attempts == 0 && enteredAtOnce ? begin : System.nanoTime();
+                long remaining = deadline - now;
+                long startNanos = c.systemClock ? now : c.time.nanoTime();
                 AcquireResult result;
                 attempts++;
                 boolean storeWait = waitNanos > 0 && remaining > 0;
                 unseenRequest = request; // until the store answers, it may have granted without our knowing
                 try {
                     result = storeWait
-                            ? c.backend.acquire(request, Duration.ofNanos(remaining))
+                            ? c.backend.acquire(
+                                    request, remaining == waitNanos && wait != null ? wait : Duration.ofNanos(remaining))
                             : c.backend.tryAcquire(request);
                     lastError = null;
                     unseenRequest = null;
@@ -96,14 +111,15 @@ final class AcquireLoop {
                 }
                 if (result instanceof Grant reported) {
                     checkGrant(c, request, reported);
+                    long answered = c.time.nanoTime();
                     // a store wait granted at an instant only the backend saw: the core's bound counts from the reply
-                    long validUntil = ValidityClamp.clamp(
-                            reported.validUntilNanos(), storeWait ? c.time.nanoTime() : startNanos, request.lease());
-                    long late = c.time.nanoTime() - validUntil;
+                    long validUntil =
+                            ValidityClamp.clamp(reported.validUntilNanos(), storeWait ? answered : startNanos, request.lease());
+                    long late = answered - validUntil;
                     if (late < 0) {
                         granted = true; // from here the grant's HeldLock owns the gate
-                        return hold(
-                                c, reported, validUntil, o, gate, key, startNanos, reentrant, System.nanoTime() - begin);
+                        long waited = (c.systemClock ? answered : System.nanoTime()) - begin;
+                        return hold(c, reported, validUntil, o, gate, key, startNanos, answered, reentrant, waited);
                     }
                     giveBackLateGrant(c, reported, request, late);
                     result = null; // as if the store had not answered: the retry policy's pause, then again
@@ -181,7 +197,7 @@ final class AcquireLoop {
      */
     private static void refuseUpgrade(CoreLockClient c, String name) {
         Thread me = Thread.currentThread();
-        for (HeldLock h : c.active.values()) {
+        for (HeldLock h : c.gates.holders()) {
             if (h.acquiredBy == me
                     && h.grant.kind().type() == GrantKind.Type.READ
                     && h.name().equals(name)
@@ -211,12 +227,13 @@ final class AcquireLoop {
         c.releaseQuietly(g);
     }
 
-    /** Tells the store this waiter gave up (a writer's intent goes now, not at its expiry); best effort. */
     /**
      * Makes a grant the store returned this client's (an acquisition's, or a downgrade's read grant): registered
      * first, so that a loss the store reported before is found, then armed and announced. A client closed meanwhile
      * ends the grant at once and refuses, as if it had been closed before. {@code validUntilNanos} is the grant's
-     * validity as the core bounds it (ValidityClamp), which may be earlier than the one the backend reported.
+     * validity as the core bounds it (ValidityClamp), which may be earlier than the one the backend reported;
+     * {@code startNanos} is the client clock's reading from before the store call that granted, {@code grantedNanos}
+     * its reading once the grant came back.
      */
     static CoreHandle hold(
             CoreLockClient c,
@@ -226,11 +243,12 @@ final class AcquireLoop {
             LocalGates.Gate gate,
             String key,
             long startNanos,
+            long grantedNanos,
             Thread reentrant,
             long waitedNanos) {
-        HeldLock h = new HeldLock(c, g, validUntilNanos, o, gate, key, startNanos, reentrant);
+        HeldLock h = new HeldLock(c, g, validUntilNanos, o, gate, key, startNanos, grantedNanos, reentrant);
         c.register(h);
-        h.start();
+        h.start(startNanos);
         if (c.isClosed()) {
             h.markLost(io.latchkey.LockLoss.Reason.CLIENT_CLOSED, "the LockClient was closed during acquisition", null);
             c.releaseQuietly(g);

@@ -51,7 +51,7 @@ final class CoreLock implements DistributedLock {
     @Override
     public Optional<LockHandle> tryAcquire() {
         try {
-            return Optional.ofNullable(AcquireLoop.acquire(client, name, kind, options, 0, false));
+            return Optional.ofNullable(AcquireLoop.acquire(client, name, kind, options, 0, null, false));
         } catch (InterruptedException e) {
             // a single attempt never blocks; keep the interrupt for the caller
             Thread.currentThread().interrupt();
@@ -63,20 +63,20 @@ final class CoreLock implements DistributedLock {
     public Optional<LockHandle> tryAcquire(Duration wait) throws InterruptedException {
         long nanos = Durations.requireWait(wait, "wait").toNanos();
         failIfInterrupted();
-        return Optional.ofNullable(AcquireLoop.acquire(client, name, kind, options, nanos, false));
+        return Optional.ofNullable(AcquireLoop.acquire(client, name, kind, options, nanos, wait, false));
     }
 
     @Override
     public LockHandle acquire(Duration wait) throws InterruptedException {
         long nanos = Durations.requireWait(wait, "wait").toNanos();
         failIfInterrupted();
-        return AcquireLoop.acquire(client, name, kind, options, nanos, true);
+        return AcquireLoop.acquire(client, name, kind, options, nanos, wait, true);
     }
 
     @Override
     public LockHandle acquire() throws InterruptedException {
         failIfInterrupted();
-        return AcquireLoop.acquire(client, name, kind, options, Long.MAX_VALUE, true);
+        return AcquireLoop.acquire(client, name, kind, options, Long.MAX_VALUE, null, true);
     }
 
     @Override

@@ -37,11 +37,11 @@ import org.slf4j.LoggerFactory;
 
 /*
  * The core's LockClient: owns one backend, one scheduler thread and a worker pool shared by all its locks,
- * the local gates (single-flight per name) and the registry of grants it holds.
+ * the local gates (single-flight per name), which are also the registry of grants it holds.
  *
- * Concurrency design. `active` maps a grant's key (GrantKeys: the name, for an exclusive lock) to the one grant
- * this client holds under it (the local gate admits one holder per name, so there is never more than one). It is how store-reported losses, reentrant
- * acquisitions and held() find a grant. Closing flips `closed` first so that no new acquisition starts,
+ * Concurrency design. The gate of a grant's key (GrantKeys: the name, for an exclusive lock) names the one grant
+ * this client holds under it (the gate admits one holder per key, so there is never more than one). It is how
+ * store-reported losses, reentrant acquisitions and held() find a grant. Closing flips `closed` first so that no new acquisition starts,
  * then ends every active grant as CLIENT_CLOSED; an acquisition that races with close re-checks `closed`
  * after registering its grant and gives it back.
  */
@@ -50,13 +50,14 @@ public final class CoreLockClient implements LockClient {
 
     final LockBackend backend;
     final TimeSource time;
+    /** The time source is the system's: a System.nanoTime reading is also one of `time`, and may be reused as one. */
+    final boolean systemClock;
     final Listeners listeners = new Listeners();
     final LocalGates gates = new LocalGates();
     final OwnerIds owners;
     final CoreExecutors executors;
     /** Batches the background renewals of exclusive grants, when the backend renews many in one call; else null. */
     final @Nullable RenewalBatcher renewals;
-    final ConcurrentHashMap<String, HeldLock> active = new ConcurrentHashMap<>();
     /** Losses reported for grants not registered yet, by name and owner; dropped after EARLY_LOSS_TTL. */
     private final ConcurrentHashMap<String, EarlyLoss> earlyLosses = new ConcurrentHashMap<>();
 
@@ -78,6 +79,7 @@ public final class CoreLockClient implements LockClient {
         }
         this.backend = backend;
         this.time = backend.timeSource();
+        this.systemClock = time == TimeSource.system();
         // a backend must not put a password in its description; should one do so, it still goes no further
         this.description = Redaction.redact(backend.description());
         Set<Capability> caps = backend.capabilities();
@@ -224,7 +226,7 @@ public final class CoreLockClient implements LockClient {
     @Override
     public List<LockHandle> held() {
         List<LockHandle> out = new ArrayList<>();
-        for (HeldLock h : active.values()) {
+        for (HeldLock h : gates.holders()) {
             if (h.isActive()) {
                 out.add(h.primary);
             }
@@ -283,7 +285,7 @@ public final class CoreLockClient implements LockClient {
             return;
         }
         closed = true;
-        for (HeldLock h : active.values()) {
+        for (HeldLock h : gates.holders()) {
             if (h.markLost(LockLoss.Reason.CLIENT_CLOSED, "the LockClient was closed while the lock was held", null)) {
                 releaseQuietly(h.grant);
             }
@@ -308,7 +310,7 @@ public final class CoreLockClient implements LockClient {
     }
 
     void register(HeldLock h) {
-        active.put(h.key, h);
+        h.gate().holder = h;
         // a loss the store reported before this grant was registered (see LossSink)
         EarlyLoss early = earlyLosses.isEmpty() ? null : earlyLosses.remove(h.name() + '\u0000' + h.grant.owner());
         if (early != null) {
@@ -317,7 +319,10 @@ public final class CoreLockClient implements LockClient {
     }
 
     void forget(HeldLock h) {
-        active.remove(h.key, h);
+        LocalGates.Gate gate = h.gate();
+        if (gate.holder == h) { // the holder clears it before leaving the gate, so no later holder is there yet
+            gate.holder = null;
+        }
     }
 
     void releaseQuietly(Grant grant) {
@@ -398,7 +403,7 @@ public final class CoreLockClient implements LockClient {
 
     @Override
     public String toString() {
-        return "LockClient[" + description + ", client " + owners.clientId() + ", holding " + active.size()
+        return "LockClient[" + description + ", client " + owners.clientId() + ", holding " + gates.holders().size()
                 + (closed ? ", closed]" : "]");
     }
 
@@ -416,9 +421,9 @@ public final class CoreLockClient implements LockClient {
             long now = System.nanoTime();
             earlyLosses.values().removeIf(e -> now - e.atNanos() > EARLY_LOSS_TTL_NANOS);
             earlyLosses.put(key, new EarlyLoss(reason, detail, cause, now));
-            HeldLock h = active.get(name);
+            HeldLock h = gates.holder(name);
             if (h == null || !h.ownedBy(owner)) {
-                h = active.get(GrantKeys.permits(name, owner));
+                h = gates.holder(GrantKeys.permits(name, owner));
             }
             if (h == null || !h.ownedBy(owner)) {
                 h = findByOwner(name, owner); // a read or write grant: rare enough to look through them all
@@ -430,7 +435,7 @@ public final class CoreLockClient implements LockClient {
         }
 
         private HeldLock findByOwner(String name, String owner) {
-            for (HeldLock h : active.values()) {
+            for (HeldLock h : gates.holders()) {
                 if (h.ownedBy(owner) && h.name().equals(name)) {
                     return h;
                 }
@@ -440,7 +445,7 @@ public final class CoreLockClient implements LockClient {
 
         @Override
         public void allLost(LockLoss.Reason reason, String detail, Throwable cause) {
-            for (HeldLock h : active.values()) {
+            for (HeldLock h : gates.holders()) {
                 h.markLost(reason, detail, cause);
             }
         }

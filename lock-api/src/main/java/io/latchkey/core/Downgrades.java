@@ -74,7 +74,7 @@ final class Downgrades {
             AcquireLoop.checkGrant(c, request, g);
             long validUntil = ValidityClamp.clamp(g.validUntilNanos(), startNanos, request.lease());
             granted = true; // from here the read grant's HeldLock owns the gate
-            return AcquireLoop.hold(c, g, validUntil, o, gate, key, startNanos, reentrant, 0);
+            return AcquireLoop.hold(c, g, validUntil, o, gate, key, startNanos, c.time.nanoTime(), reentrant, 0);
         } finally {
             if (!granted) {
                 if (entered) {

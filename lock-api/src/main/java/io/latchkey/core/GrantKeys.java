@@ -3,7 +3,7 @@ package io.latchkey.core;
 import io.latchkey.spi.GrantKind;
 
 /*
- * The client's key for a grant, in its registry of held grants (`active`) and its local gates.
+ * The client's key for a grant: the key of its local gate, which also registers the grant held under it.
  *
  * An exclusive lock's key is its name: one holder per name per client, so the name's gate is the single-flight
  * queue and re-entry finds the grant by name. A write lock has one key per name too. Read grants and permits may

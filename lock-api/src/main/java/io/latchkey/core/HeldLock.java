@@ -61,16 +61,15 @@ final class HeldLock extends GrantStateLock {
     final @Nullable Thread reentrantOwner; // null unless PER_THREAD
     final CoreHandle primary;
     private final LocalGates.Gate gate;
-    private final long startNanos;
     private final long grantedNanos;
     // acquiredAt and holds are updated through VarHandles rather than Atomic* objects: one grant per acquisition,
     // and two fewer objects per acquire + release cycle
     private volatile @Nullable Instant acquiredAt;
-    private volatile int holds = 1;
+    private volatile int holds; // 1 from the constructor
     private final Watchdog watchdog;
     private volatile @Nullable LossSignal lossSignal; // made by the first to need it: most grants are never lost
 
-    private volatile int state = ACTIVE; // written under the state lock
+    private volatile int state; // ACTIVE (0) from the start; written under the state lock
 
     private static final VarHandle ACQUIRED_AT;
     private static final VarHandle HOLDS;
@@ -95,24 +94,30 @@ final class HeldLock extends GrantStateLock {
             LocalGates.Gate gate,
             String key,
             long startNanos,
+            long grantedNanos,
             @Nullable Thread reentrantOwner) {
         this.client = client;
         this.grant = grant;
         this.key = key;
         this.options = options;
         this.gate = gate;
-        this.startNanos = startNanos;
-        this.grantedNanos = client.time.nanoTime();
+        this.grantedNanos = grantedNanos;
+        // plain writes (state starts at ACTIVE, 0): nothing sees this grant before the registry's volatile write
+        // publishes it, and an initialised volatile field costs a full fence per acquisition
+        HOLDS.set(this, 1);
         this.reentrantOwner = reentrantOwner;
         this.watchdog = new Watchdog(this, startNanos, validUntilNanos);
         this.primary = new CoreHandle(this);
     }
 
-    /** Arms the watchdog; called once the grant is registered with the client. */
-    void start() {
+    /**
+     * Arms the watchdog; called once the grant is registered with the client, with the clock's reading from before
+     * the store call that granted (the one the validity counts from).
+     */
+    void start(long startNanos) {
         lockState();
         try {
-            watchdog.start(startNanos);
+            watchdog.start(startNanos, grantedNanos);
         } finally {
             unlockState();
         }
@@ -210,7 +215,7 @@ final class HeldLock extends GrantStateLock {
         client.forget(this);
         try {
             boolean held = client.backend.release(grant);
-            client.listeners.released(name(), grant.fencingToken(), client.time.nanoTime() - startNanos);
+            client.listeners.released(name(), grant.fencingToken(), client.time, grantedNanos);
             return held;
         } finally {
             leaveGate();
@@ -240,7 +245,7 @@ final class HeldLock extends GrantStateLock {
         }
         client.forget(this);
         leaveGate();
-        client.listeners.released(name(), grant.fencingToken(), client.time.nanoTime() - startNanos);
+        client.listeners.released(name(), grant.fencingToken(), client.time, grantedNanos);
         return true;
     }
 
@@ -301,6 +306,11 @@ final class HeldLock extends GrantStateLock {
         LossSignal made = new LossSignal();
         LossSignal witness = (LossSignal) LOSS_SIGNAL.compareAndExchange(this, null, made);
         return witness == null ? made : witness;
+    }
+
+    /** The local gate of this grant's key, which is also where the client registers it. */
+    LocalGates.Gate gate() {
+        return gate;
     }
 
     private void leaveGate() {

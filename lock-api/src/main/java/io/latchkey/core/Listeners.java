@@ -2,6 +2,7 @@ package io.latchkey.core;
 
 import io.latchkey.LockListener;
 import io.latchkey.LockLoss;
+import io.latchkey.spi.TimeSource;
 import java.time.Duration;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -39,9 +40,10 @@ final class Listeners {
         }
     }
 
-    void released(String name, long token, long heldNanos) {
+    /** @param clock the grant's clock, read only when someone listens; {@code sinceNanos} its reading at the start */
+    void released(String name, long token, TimeSource clock, long sinceNanos) {
         if (!listeners.isEmpty()) {
-            Duration held = Duration.ofNanos(heldNanos);
+            Duration held = Duration.ofNanos(clock.nanoTime() - sinceNanos);
             each(l -> l.released(name, token, held));
         }
     }

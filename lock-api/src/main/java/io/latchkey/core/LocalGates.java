@@ -1,10 +1,13 @@
 package io.latchkey.core;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 
 /*
- * Single-flight per name inside one client. Each name in use has a Gate: a fair one-permit semaphore
+ * Single-flight per name inside one client, and the client's registry of the grants it holds. Each name in use has a Gate: a fair one-permit semaphore
  * whose permit is taken before contending in the store and given back only when the grant ends (released
  * or lost). So at most one thread per client talks to the store for a name, local waiters queue in FIFO
  * order without any store traffic, and a release hands the lock to the next local waiter with a single
@@ -14,9 +17,27 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
  * user leaves, so the map holds only names in use. Counting happens inside ConcurrentHashMap.compute,
  * which makes "last one out removes" and "newcomer reuses" atomic with each other; the first user of a name
  * puts a gate already counting one with putIfAbsent, which is atomic with both as well.
+ *
+ * The gate is also where the client finds the grant held under a key (store-reported losses, re-entry, held()):
+ * a holder is a user of its gate until it has left it, so a held grant's gate is always in the map. One map
+ * for both saves a second map's insert and removal, and its node, on every acquisition. `holder` is written only
+ * by the thread that holds the gate's permit (set after the grant is made, cleared before the permit is given
+ * back), so there is never more than one holder per gate and no write races another.
+ *
+ * A gate dropped from the map is kept as a spare and given to the next name that needs one (one object fewer per
+ * acquisition). Spares sit in a small array of slots, each taken and filled with one atomic step, so no gate is
+ * ever in two places (a linked free list would need ABA protection). Recycling is safe because nothing uses a gate
+ * after its last user left: every user holds a count, a holder leaves only after clearing `holder`, and the only
+ * reader that may see a gate change keys under it, holder(key), checks the holder's key.
  */
 final class LocalGates {
+    private static final int SPARE_SLOTS = 16; // a power of two: a thread's slot is its id's low bits
+    // slots a cache line apart (16 compressed references, or 8 wide ones, per 64 bytes; 16 is the wider spacing):
+    // threads on different cores taking and giving back spares do not write to one line
+    private static final int SLOT_SPACING = 16;
+
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
+    private final AtomicReferenceArray<Gate> spares = new AtomicReferenceArray<>(SPARE_SLOTS * SLOT_SPACING);
 
     /**
      * A name's gate: a fair one-permit semaphore, built on AbstractQueuedSynchronizer itself rather than wrapping a
@@ -26,8 +47,9 @@ final class LocalGates {
     static final class Gate extends AbstractQueuedSynchronizer {
         private static final long serialVersionUID = 1L;
 
-        final transient String name;
+        transient String name; // set before the gate is published through the map, never while it is in it
         transient int users; // guarded by the map's bin lock (only touched inside compute)
+        transient volatile HeldLock holder; // the grant held under this key, else null
 
         Gate(String name) {
             this.name = name;
@@ -58,6 +80,11 @@ final class LocalGates {
             release(1);
         }
 
+        /** Free, nobody queued, no holder: as a new gate. */
+        boolean idle() {
+            return holder == null && getState() == 0 && !hasQueuedThreads();
+        }
+
         int queued() {
             return getQueueLength();
         }
@@ -66,12 +93,13 @@ final class LocalGates {
     Gate use(String name) {
         // the common case, a name nobody here uses: absent -> one user in one atomic step, without compute's
         // placeholder node; a name in use is counted inside compute
-        Gate fresh = new Gate(name);
+        Gate fresh = spareOrNew(name);
         fresh.users = 1;
         Gate had = gates.putIfAbsent(name, fresh);
         if (had == null) {
             return fresh;
         }
+        keepSpare(fresh); // never published: still free
         return gates.compute(name, (k, g) -> {
             Gate gate = g == null ? new Gate(k) : g;
             gate.users++;
@@ -80,6 +108,56 @@ final class LocalGates {
     }
 
     void unuse(Gate gate) {
-        gates.computeIfPresent(gate.name, (k, g) -> --g.users == 0 ? null : g);
+        if (gates.computeIfPresent(gate.name, (k, g) -> --g.users == 0 ? null : g) == null) {
+            keepSpare(gate); // its last user left: nothing refers to it any more but stale references, unused
+        }
+    }
+
+    /** Whether some acquisition or grant of this client uses the key's gate now. */
+    boolean inUse(String key) {
+        return gates.containsKey(key);
+    }
+
+    /** The grant held under this key now, else null. */
+    HeldLock holder(String key) {
+        Gate g = gates.get(key);
+        HeldLock h = g == null ? null : g.holder;
+        return h != null && h.key.equals(key) ? h : null; // the gate may have become a spare and another key's since
+    }
+
+    private Gate spareOrNew(String name) {
+        int slot = slotOfThisThread();
+        Gate g = spares.get(slot) == null ? null : spares.getAndSet(slot, null);
+        if (g == null) {
+            return new Gate(name);
+        }
+        g.name = name;
+        return g;
+    }
+
+    private void keepSpare(Gate g) {
+        if (g.idle()) { // else something still uses it (a bug): let it go
+            int slot = slotOfThisThread();
+            if (spares.get(slot) == null) {
+                spares.compareAndSet(slot, null, g);
+            }
+        }
+    }
+
+    @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+; getId() is the same number
+    private static int slotOfThisThread() {
+        return ((int) Thread.currentThread().getId() & (SPARE_SLOTS - 1)) * SLOT_SPACING;
+    }
+
+    /** The grants held now: a snapshot, weakly consistent as the map's iterator is. */
+    List<HeldLock> holders() {
+        List<HeldLock> out = new ArrayList<>();
+        for (Gate g : gates.values()) {
+            HeldLock h = g.holder;
+            if (h != null) {
+                out.add(h);
+            }
+        }
+        return out;
     }
 }

@@ -4,6 +4,8 @@ import io.latchkey.LockLoss;
 import io.latchkey.spi.Deadlines;
 import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.RenewResult;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -72,6 +74,19 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     // guarded by the HeldLock's state lock
     private DeadlineTimer.@Nullable Timeout timer;
     private volatile boolean armPending; // the first timer waits for the scheduler's next sweep (see start)
+
+    private static final VarHandle VALID_UNTIL;
+    private static final VarHandle ARM_PENDING;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            VALID_UNTIL = lookup.findVarHandle(Watchdog.class, "validUntilNanos", long.class);
+            ARM_PENDING = lookup.findVarHandle(Watchdog.class, "armPending", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private boolean renewalInFlight;
     private RenewalBatcher.@Nullable Slot slotWatch; // the batcher's slot watches the loss deadline (see the note)
     private long nextRenewNanos;
@@ -82,7 +97,9 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     Watchdog(HeldLock held, long startNanos, long validUntilNanos) {
         this.held = held;
         this.batched = held.client.renewals != null && held.grant.kind().type() == GrantKind.Type.EXCLUSIVE;
-        this.validUntilNanos = validUntilNanos;
+        // a plain write: no other thread sees this watchdog before its grant is published (the registry's volatile
+        // write, or the timer's compare-and-set), and a volatile one would cost a full fence per acquisition
+        VALID_UNTIL.set(this, validUntilNanos);
         Duration maxHold = held.options.maxHold().orElse(null); // no lambda: a watchdog is made per acquisition
         this.maxHoldEndNanos = maxHold == null ? Long.MAX_VALUE : Deadlines.saturatedAdd(startNanos, maxHold.toNanos());
         long lease = held.options.lease().toNanos();
@@ -112,11 +129,11 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
      * Arms the first timer, lazily when its event is far away: the scheduler's next sweep arms it (within
      * DeadlineTimer.DEFER), so a lock released before then never enters the timer's queue. Caller holds the state lock.
      */
-    void start(long startNanos) {
+    void start(long startNanos, long nowNanos) {
         nextRenewNanos = RenewalTimes.next(held.options, startNanos, validUntilNanos, batched);
         long first = nextEvent();
-        if (first != Long.MAX_VALUE && first - now() >= DeadlineTimer.DEFER_FROM_NANOS) {
-            armPending = true;
+        if (first != Long.MAX_VALUE && first - nowNanos >= DeadlineTimer.DEFER_FROM_NANOS) {
+            ARM_PENDING.set(this, true); // plain: armLater's compare-and-set publishes it to the sweep
             try {
                 held.client.executors.scheduler.armLater(this);
             } catch (RejectedExecutionException closing) {
@@ -437,7 +454,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
      */
     void cancelTimer() {
         if (armPending) {
-            armPending = false;
+            ARM_PENDING.setRelease(this, false); // the sweep needs to see it, not in any order with a later read
         }
         DeadlineTimer.Timeout t = timer;
         if (t != null) {

@@ -80,7 +80,39 @@ class LocalGatesTest {
         gates.unuse(first);
         assertThat(gates.use("counted")).as("still in use by one").isSameAs(first);
         gates.unuse(first);
+        assertThat(gates.inUse("counted")).as("still in the map while one user is left").isTrue();
         gates.unuse(first);
-        assertThat(gates.use("counted")).as("a new gate once the last user left").isNotSameAs(first);
+        assertThat(gates.inUse("counted")).as("dropped from the map once the last user left").isFalse();
+        LocalGates.Gate again = gates.use("counted");
+        gates.unuse(again);
+        assertThat(gates.inUse("counted")).as("a later use counts from one again").isFalse();
+    }
+
+    @Test
+    @DisplayName("a gate dropped by its last user serves the next name, free and with nobody queued")
+    void aDroppedGateIsReusedForTheNextName() throws Exception {
+        LocalGates.Gate first = gates.use("before");
+        assertThat(first.tryEnterNow()).isTrue();
+        first.leave();
+        gates.unuse(first);
+        LocalGates.Gate next = gates.use("after");
+        assertThat(next).as("the spare is handed out again").isSameAs(first);
+        assertThat(next.name).isEqualTo("after");
+        assertThat(gates.inUse("before")).isFalse();
+        assertThat(next.tryEnterNow()).as("free, as a new gate").isTrue();
+        assertThat(gates.use("after")).as("shared under its new name").isSameAs(next);
+        assertThat(next.tryEnter(0)).as("and still one permit").isFalse();
+        next.leave();
+        gates.unuse(next);
+        gates.unuse(next);
+    }
+
+    @Test
+    @DisplayName("a gate that still has a user is never handed out as a spare")
+    void aGateInUseIsNeverASpare() {
+        LocalGates.Gate held = gates.use("held");
+        assertThat(held.tryEnterNow()).isTrue();
+        gates.unuse(held); // a bug's extra unuse: the map drops it, but its permit is still taken
+        assertThat(gates.use("other")).as("a taken gate is not recycled").isNotSameAs(held);
     }
 }
