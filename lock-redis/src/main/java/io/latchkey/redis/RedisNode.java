@@ -190,15 +190,12 @@ final class RedisNode implements AutoCloseable {
      * read when sent, so one serves every node of a round.
      */
     static CommandArguments evalsha(LuaScript script, int keyCount, byte[][] params) {
-        CommandArguments args = new CommandArguments(Protocol.Command.EVALSHA);
-        args.add(script.shaArgument);
-        args.add(keyCount < KEY_COUNTS.length
-                ? KEY_COUNTS[keyCount]
-                : new Arg(Integer.toString(keyCount).getBytes(StandardCharsets.US_ASCII)));
-        for (byte[] p : params) {
-            args.add(new Arg(p));
-        }
-        return args;
+        return new EvalshaArguments(
+                script.shaArgument,
+                keyCount < KEY_COUNTS.length
+                        ? KEY_COUNTS[keyCount]
+                        : new Arg(Integer.toString(keyCount).getBytes(StandardCharsets.US_ASCII)),
+                params);
     }
 
     /** {@code raw} as a command argument, not copied: the caller does not change it afterwards. */

@@ -119,22 +119,33 @@ final class RedisRenewal {
         return withDataLost == refusals ? RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED) : RenewResult.notHeld();
     }
 
-    /** A node's reply to RENEW_MANY: one number per grant. */
+    /** A node's reply to RENEW_MANY: one number per grant, checked and then used as it came (no copy). */
+    @SuppressWarnings("unchecked") // every element was just checked to be a Long
     private static java.util.List<Long> answers(Object reply, int size) {
         if (!(reply instanceof java.util.List<?> list) || list.size() != size) {
             throw new IllegalStateException("renew-many answered " + reply + " for " + size + " grants");
         }
-        java.util.List<Long> out = new java.util.ArrayList<>(size);
-        for (Object o : list) {
-            out.add(asLong(o));
+        for (int i = 0; i < size; i++) {
+            asLong(list.get(i));
         }
-        return out;
+        return (java.util.List<Long>) list;
     }
 
+    /** Whether each grant has a quorum of renewals or of refusals; counted without a predicate per grant. */
     private static boolean allDecided(NodeRound.Replies<java.util.List<Long>> r, int size, int n, int quorum) {
         for (int i = 0; i < size; i++) {
-            int at = i;
-            if (r.count(v -> v.get(at) == 1) < quorum && r.count(v -> v.get(at) != 1) <= n - quorum) {
+            int renewed = 0;
+            int refused = 0;
+            for (int k = 0; k < n; k++) {
+                if (r.ok(k)) {
+                    if (r.value(k).get(i) == 1) {
+                        renewed++;
+                    } else {
+                        refused++;
+                    }
+                }
+            }
+            if (renewed < quorum && refused <= n - quorum) {
                 return false;
             }
         }
