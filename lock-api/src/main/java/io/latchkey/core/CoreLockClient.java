@@ -310,7 +310,7 @@ public final class CoreLockClient implements LockClient {
     }
 
     void register(HeldLock h) {
-        h.gate().holder = h;
+        gates.register(h.gate(), h);
         // a loss the store reported before this grant was registered (see LossSink)
         EarlyLoss early = earlyLosses.isEmpty() ? null : earlyLosses.remove(h.name() + '\u0000' + h.grant.owner());
         if (early != null) {
@@ -319,10 +319,7 @@ public final class CoreLockClient implements LockClient {
     }
 
     void forget(HeldLock h) {
-        LocalGates.Gate gate = h.gate();
-        if (gate.holder == h) { // the holder clears it before leaving the gate, so no later holder is there yet
-            gate.holder = null;
-        }
+        gates.forget(h.gate(), h);
     }
 
     void releaseQuietly(Grant grant) {

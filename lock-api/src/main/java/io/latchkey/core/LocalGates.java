@@ -113,6 +113,18 @@ final class LocalGates {
         }
     }
 
+    /** Records the grant held under the gate's key; by the thread that holds the gate's permit. */
+    void register(Gate gate, HeldLock h) {
+        gate.holder = h;
+    }
+
+    /** Forgets the grant, before its permit is given back: no later holder can be there yet. */
+    void forget(Gate gate, HeldLock h) {
+        if (gate.holder == h) {
+            gate.holder = null;
+        }
+    }
+
     /** Whether some acquisition or grant of this client uses the key's gate now. */
     boolean inUse(String key) {
         return gates.containsKey(key);
