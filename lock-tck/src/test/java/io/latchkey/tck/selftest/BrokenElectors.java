@@ -11,6 +11,7 @@ import io.latchkey.spi.DaemonThreads;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
@@ -51,9 +52,13 @@ final class BrokenElectors {
         AtomicReference<Elector> self = new AtomicReference<>();
         AtomicReference<Term> sticky = new AtomicReference<>();
         AtomicReference<Term> believed = new AtomicReference<>();
+        AtomicBoolean leftForGood = new AtomicBoolean();
         ElectionListener wrapped = new ElectionListener() {
             @Override
             public void onElected(Term term) {
+                if (leftForGood.get()) {
+                    return; // NEVER_REJOINS_AFTER_LOSS: out of the election, whatever its own thread did meanwhile
+                }
                 sticky.compareAndSet(null, term);
                 believed.set(term);
                 listener.onElected(term);
@@ -61,6 +66,9 @@ final class BrokenElectors {
 
             @Override
             public void onRevoked(Term term, Revocation why) {
+                if (leftForGood.get()) {
+                    return; // see onElected: the close below revokes a term won meanwhile, which nobody is told of
+                }
                 if (why.reason() == Revocation.Reason.LOST && kind == Kind.LEADS_UNTIL_THE_STORE_ANSWERS) {
                     DaemonThreads.start("broken-elector-believer", () -> {
                         while (!storeAnswers(client, name)) {
@@ -77,8 +85,12 @@ final class BrokenElectors {
                         return;
                     }
                     if (kind == Kind.NEVER_REJOINS_AFTER_LOSS) {
+                        // closed before the loss is told: the real elector's own thread re-enters at once, and a rule
+                        // woken by this revocation could otherwise find it elected again before the close (it did,
+                        // about once in many runs)
+                        leftForGood.set(true);
+                        self.get().close();
                         listener.onRevoked(term, why);
-                        self.get().close(); // before anyone can see it re-elected
                         return;
                     }
                 }
