@@ -122,6 +122,29 @@ class RenewalBatcherTest {
     }
 
     @Test
+    @DisplayName("a slot holding more grants than one batch is split over several calls: none larger than the backend's"
+            + " batch size, every grant renewed and kept")
+    void aSlotLargerThanABatchIsSplitOverCalls() {
+        int many = 3 * 64 + 5;
+        List<LockHandle> held = new ArrayList<>();
+        for (int i = 0; i < many; i++) {
+            held.add(client.lock("split/" + i, SHORT).tryAcquire().orElseThrow());
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> batches.stream().mapToInt(Integer::intValue).sum()
+                >= 3 * many); // three renewals of every lock: the later ones come from shared slots
+        assertThat(batches).as("grants per renewAll call").allMatch(size -> size <= 64);
+        assertThat(batches.stream().filter(size -> size == 64).count())
+                .as("full calls: a slot's grants were split (calls: %s)", batches)
+                .isGreaterThanOrEqualTo(4);
+        assertThat(held).allMatch(LockHandle::isValid);
+        assertThat(singleRenewals.get()).as("renewals sent one by one").isZero();
+        for (LockHandle h : held) {
+            assertThat(other.lock(h.name()).tryAcquire()).as("lock %s is still held in the store", h.name())
+                    .isEmpty();
+        }
+    }
+
+    @Test
     @DisplayName("a grant renewed in a batch waits for its next renewal in a shared slot: no timer per grant per renewal")
     void nextRenewalsShareOneTimerPerSlot() {
         LockOptions often = LockOptions.builder()
