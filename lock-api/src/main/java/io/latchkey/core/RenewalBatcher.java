@@ -12,8 +12,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.NullMarked;
 
 /*
@@ -37,23 +35,12 @@ import org.jspecify.annotations.NullMarked;
  * interval early), the first one too: locks taken at different moments renew together from the start, and a round of
  * renewals costs at most interval / step + 1 drains however the acquisitions were spread.
  *
- * Once renewed here, a grant's next renewal is queued here too (renewAt), in a Slot of SLOT width: one timer per slot
- * instead of one per grant, and the slot's grants go to the same drain together, no gather needed. A slot is made and
- * its timer armed inside the map's own computeIfAbsent; a firing slot takes itself out of the map, then swaps its
- * lock-free stack of grants for a FIRED mark, so a watchdog is pushed either onto a slot that has not fired yet or,
- * once its push fails, onto a new one: none is left in a slot that already fired. The fired slot's grants join the
- * queue as one array (each stack node knows its depth, so the array is made at its size), which drains split into
- * batches. A slot fires at its start, up to SLOT before its grants are due (early is harmless). A grant released while
- * it waits in a slot stays there until the slot fires (at most one renew interval) and is dropped by the drain.
- *
- * A slot also watches the loss deadlines of the grants it took over, so that a grant renewed in batches has no timer
- * of its own (the watchdog takes the slot's watch only when the slot fires before its loss deadline). Until the slot
- * fires, its own start comes first. From then on one timer waits for the earliest loss deadline among them (worked out
- * as they were added; a validity only moves later, so it is never late); each grant settles with the slot when its
- * renewal is answered, and the last one to settle cancels that timer. If it fires first (a store call that hangs, a
- * drain that runs late), every grant still unsettled goes back to its own timer, which ends it at its loss deadline
- * exactly as for a single renewal stuck in I/O. A watchdog switches watches under its own state lock, so a grant is
- * watched by exactly one of the two at any moment.
+ * Once renewed here, a grant's next renewal is queued here too (renewAt), in a RenewalSlot of SLOT width: one timer
+ * per slot instead of one per grant, and the slot's grants go to the same drain together, no gather needed; the slot
+ * also watches their loss deadlines meanwhile (see RenewalSlot). A slot is made and its timer armed inside the map's
+ * own computeIfAbsent; a firing slot takes itself out of the map before it closes, so a watchdog is pushed either onto
+ * a slot that has not fired yet or, once its push fails, onto a new one: none is left in a slot that already fired.
+ * The fired slot's grants join the queue as one array, which drains split into batches.
  *
  * Failures: a RuntimeException from renewAll is an outage for every grant of the batch (each retries as after a failed
  * renew), and a null answer is one for that grant alone; an Error, or an answer of the wrong length, means the batch
@@ -82,9 +69,9 @@ final class RenewalBatcher {
      */
     private final ConcurrentLinkedQueue<Watchdog[]> due = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean draining = new AtomicBoolean();
-    private final ConcurrentHashMap<Long, Slot> slots = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, RenewalSlot> slots = new ConcurrentHashMap<>();
     /** The slot renewAt used last (it may have fired since: a push then fails). */
-    private volatile @org.jspecify.annotations.Nullable Slot recentSlot;
+    private volatile @org.jspecify.annotations.Nullable RenewalSlot recentSlot;
 
     RenewalBatcher(LockBackend backend, DeadlineTimer scheduler, Executor workers, TimeSource time, int batchSize) {
         this.backend = backend;
@@ -134,16 +121,15 @@ final class RenewalBatcher {
      *
      * @throws RejectedExecutionException when the client is closing (the watchdog is not queued then)
      */
-    Slot renewAt(Watchdog w, long dueNanos, boolean watchLoss, long lossDeadlineNanos) {
+    RenewalSlot renewAt(Watchdog w, long dueNanos, boolean watchLoss, long lossDeadlineNanos) {
         long index = Math.floorDiv(dueNanos, SLOT_NANOS);
-        Queued q = new Queued(w, watchLoss, lossDeadlineNanos);
-        Slot slot = recentSlot;
-        if (slot != null && slot.index == index && slot.push(q)) {
+        RenewalSlot slot = recentSlot;
+        if (slot != null && slot.index() == index && slot.push(w, watchLoss, lossDeadlineNanos)) {
             return slot;
         }
         for (; ; ) {
             slot = slots.computeIfAbsent(index, this::openSlot);
-            if (slot.push(q)) {
+            if (slot.push(w, watchLoss, lossDeadlineNanos)) {
                 recentSlot = slot;
                 return slot;
             }
@@ -153,126 +139,21 @@ final class RenewalBatcher {
     }
 
     /** A new slot, its timer armed (inside the map's computeIfAbsent, so each slot has exactly one). */
-    private Slot openSlot(long index) {
-        Slot slot = new Slot(index);
+    private RenewalSlot openSlot(long index) {
+        RenewalSlot slot = new RenewalSlot(index, scheduler, time);
         scheduler.schedule(() -> fire(slot), Math.max(0, index * SLOT_NANOS - time.nanoTime()));
         return slot;
     }
 
     /** On the scheduler thread: a slot's renewals are due; they join the queue, and a drain starts if none runs. */
-    private void fire(Slot slot) {
-        slots.remove(slot.index, slot); // first: a push that then finds the slot fired looks in the map again
+    private void fire(RenewalSlot slot) {
+        slots.remove(slot.index(), slot); // first: a push that then finds the slot fired looks in the map again
         Watchdog[] grants = slot.close();
         if (grants.length > 0) {
             due.add(grants);
         }
         if (draining.compareAndSet(false, true)) {
             startDrain();
-        }
-    }
-
-    /** One queued next renewal: a node of its slot's stack. */
-    private static final class Queued {
-        final Watchdog watchdog;
-        final boolean watchLoss;
-        final long lossDeadlineNanos;
-        @org.jspecify.annotations.Nullable Queued next;
-        int depth; // of the stack with this node on top: the fired slot's array is made at its size
-
-        Queued(Watchdog watchdog, boolean watchLoss, long lossDeadlineNanos) {
-            this.watchdog = watchdog;
-            this.watchLoss = watchLoss;
-            this.lossDeadlineNanos = lossDeadlineNanos;
-        }
-    }
-
-    /**
-     * The top of a fired slot's stack: a push that finds it fails. Never read as a grant (the swap returns what was on
-     * the stack before it).
-     */
-    @SuppressWarnings("NullAway") // a mark, not a queued renewal
-    private static final Queued FIRED = new Queued(null, false, 0);
-
-    private static final Watchdog[] NONE = {};
-
-    /**
-     * The grants whose next renewal falls due in one SLOT, and the watch on their loss deadlines from the slot's start
-     * until each renewal is answered (see the note on top). Grants are pushed on a lock-free stack; firing swaps the
-     * stack for FIRED, so every push either lands before the swap (and is taken by it) or fails.
-     */
-    final class Slot {
-        private final long index;
-        private final AtomicReference<@org.jspecify.annotations.Nullable Queued> top = new AtomicReference<>();
-        private final AtomicInteger unsettled = new AtomicInteger();
-        private volatile DeadlineTimer.@org.jspecify.annotations.Nullable Timeout lossTimer;
-        private Watchdog[] fired = NONE; // written and read on the scheduler thread; read-only once written
-
-        private Slot(long index) {
-            this.index = index;
-        }
-
-        private boolean push(Queued q) {
-            for (; ; ) {
-                Queued head = top.get();
-                if (head == FIRED) {
-                    return false;
-                }
-                q.next = head;
-                q.depth = head == null ? 1 : head.depth + 1;
-                if (top.compareAndSet(head, q)) {
-                    return true;
-                }
-            }
-        }
-
-        /**
-         * On the scheduler thread, as the slot fires: takes its grants, and arms one timer for the earliest loss
-         * deadline among those it watches (each was worked out as the grant was queued; a validity only moves later).
-         */
-        private Watchdog[] close() {
-            Queued first = top.getAndSet(FIRED);
-            Watchdog[] grants = first == null ? NONE : new Watchdog[first.depth];
-            int at = 0;
-            int watched = 0;
-            long earliest = 0;
-            for (Queued q = first; q != null; q = q.next) {
-                grants[at++] = q.watchdog;
-                if (q.watchLoss) {
-                    if (watched == 0 || q.lossDeadlineNanos - earliest < 0) {
-                        earliest = q.lossDeadlineNanos;
-                    }
-                    watched++;
-                }
-            }
-            fired = grants;
-            if (watched > 0) {
-                unsettled.set(watched);
-                try {
-                    lossTimer = scheduler.schedule(this::lossDeadlineCame, Math.max(0, earliest - time.nanoTime()));
-                } catch (RejectedExecutionException closing) { // NOPMD: a closing client ends its grants itself
-                }
-            }
-            return grants;
-        }
-
-        /**
-         * On the scheduler thread: a loss deadline came before every renewal was answered; the grants' own timers take
-         * over.
-         */
-        private void lossDeadlineCame() {
-            for (Watchdog w : fired) {
-                w.slotWatchEnded(this);
-            }
-        }
-
-        /** A grant this slot watched no longer needs it (its renewal was answered); the last one cancels the timer. */
-        void settled() {
-            if (unsettled.decrementAndGet() == 0) {
-                DeadlineTimer.Timeout t = lossTimer;
-                if (t != null) {
-                    t.cancel();
-                }
-            }
         }
     }
 
@@ -309,7 +190,7 @@ final class RenewalBatcher {
     }
 
     private void drain() {
-        Watchdog[] taken = NONE; // the queue element being split into batches, and how far
+        Watchdog[] taken = RenewalSlot.NONE; // the queue element being split into batches, and how far
         int next = 0;
         try {
             List<Watchdog> batch = new ArrayList<>(Math.min(batchSize, 1024));

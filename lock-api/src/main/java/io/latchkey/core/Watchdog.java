@@ -88,7 +88,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         }
     }
     private boolean renewalInFlight;
-    private RenewalBatcher.@Nullable Slot slotWatch; // the batcher's slot watches the loss deadline (see the note)
+    private @Nullable RenewalSlot slotWatch; // the batcher's slot watches the loss deadline (see the note)
     private long nextRenewNanos;
     private @Nullable Throwable lastRenewalFailure;
     private boolean endsAtMaxHold; // the last renewal was cut to maxHold, or no renewal fits any more
@@ -351,7 +351,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         long lossDeadline = lossDeadline();
         boolean watch = lossDeadline != Long.MAX_VALUE && at - lossDeadline < 0;
         try {
-            RenewalBatcher.Slot slot = batcher.renewAt(this, at, watch, lossDeadline);
+            RenewalSlot slot = batcher.renewAt(this, at, watch, lossDeadline);
             renewalInFlight = true;
             if (watch) {
                 slotWatch = slot;
@@ -362,7 +362,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
 
     /** The slot no longer watches the loss deadline: this grant's own timer does again. Caller holds the state lock. */
     private void endSlotWatch() {
-        RenewalBatcher.Slot slot = slotWatch;
+        RenewalSlot slot = slotWatch;
         if (slot != null) {
             slotWatch = null;
             slot.settled();
@@ -373,7 +373,7 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
      * On the scheduler thread: the slot's loss timer fired before this grant's renewal was answered (a batch that
      * hangs, a drain that runs late): this grant's own timer watches its loss deadline again.
      */
-    void slotWatchEnded(RenewalBatcher.Slot slot) {
+    void slotWatchEnded(RenewalSlot slot) {
         try {
             held.lockState();
             try {
