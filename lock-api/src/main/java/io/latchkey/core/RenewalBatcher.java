@@ -64,8 +64,9 @@ final class RenewalBatcher {
     private final TimeSource time;
     private final int batchSize;
     /**
-     * Renewals due, a fired slot's grants as one element (one queue node and one atomic step per slot, not per grant:
-     * at ten thousand held locks the per-grant queue nodes were a tenth of the renewal's CPU), or a single grant.
+     * Renewals due, a fired slot's grants as one element (one queue node and one atomic step per slot, not per grant;
+     * at ten thousand held locks the queueing was about 4 % of the renewal's CPU, and removing it measured inside the
+     * noise), or a single grant.
      */
     private final ConcurrentLinkedQueue<Watchdog[]> due = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean draining = new AtomicBoolean();
