@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  *   (releaseInStore, on the user's thread) or ACTIVE -> LOST (markLost, from any party), under the state lock;
  *   whoever makes that move owns the clean-up (cancel the watchdog's timer, leave the local gate, forget the
  *   grant), so it happens exactly once.
- * - Watchdog owns validity: renewals, the single timer, and deciding that the grant is lost. It ends a grant
- *   only through markLost. Its note explains the timer and how a failure inside it is reported.
+ * - Watchdog owns validity: renewals, the single timer (armed by its base class, WatchdogTimer), and deciding that
+ *   the grant is lost. It ends a grant only through markLost. Its note explains how a failure inside it is reported.
  * - LossSignal owns the lost() future, completed exactly once with the published LockLoss. It is made only when
  *   first needed (markLost, or a caller of lost()), through one compare-and-exchange: most grants never need one.
  * - The state lock guards only bookkeeping (the state, the watchdog's timer and renewal flags); no I/O ever runs

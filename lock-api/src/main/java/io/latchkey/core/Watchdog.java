@@ -22,19 +22,11 @@ import org.slf4j.LoggerFactory;
  * state, so that "still ACTIVE?" and "re-arm the timer" are one step); no I/O runs while it is held. The
  * watchdog never moves the grant's state itself: it ends a grant only through HeldLock.markLost, which owns
  * that transition and cancels the timer here.
- * - At most one timer is pending. It fires at the earlier of "renewal due" and "validity about to run
- *   out" (validUntil minus a guard). The scheduler thread never does I/O: a due renewal is handed to a
- *   worker, and the loss deadline stays armed while that renewal is in flight, so a renewal stuck in I/O
- *   cannot delay the loss report past validUntil.
- * - A timer may fire early, never late: when it fires it looks at both deadlines again and re-arms. So a pending
- *   timer that fires no later than the next event is kept rather than cancelled and re-armed, and a timer more
- *   than COARSE_FROM away is put up to GRID earlier, on a grid all watchdogs share, so that timers falling due
- *   together wake the scheduler once.
- * - The first timer is armed lazily when its event is at least DeadlineTimer.DEFER_FROM away (armLater):
- *   armPending says the scheduler's next sweep (at most about DeadlineTimer.DEFER later) is to arm it; any earlier
- *   reschedule or cancel clears it, so the sweep arms only a grant still waiting for it. A lock released before that
- *   sweep never enters the timer's queue. The first delay is worked out by the sweep, from the TimeSource then.
- *   armPending is volatile so that the sweep passes a released grant without taking its lock.
+ * - At most one timer is pending; when and how it is armed (lazily the first time, on a shared grid, kept when it
+ *   fires no later) is WatchdogTimer's part. It fires at the earlier of "renewal due" and "validity about to run out"
+ *   (validUntil minus a guard). The scheduler thread never does I/O: a due renewal is handed to a worker, and the
+ *   loss deadline stays armed while that renewal is in flight, so a renewal stuck in I/O cannot delay the loss report
+ *   past validUntil.
  * - With a RenewalBatcher, every renewal of an exclusive grant falls due on the batcher's grid (RenewalBatcher.gridStep,
  *   up to an eighth of the interval early), so that grants taken at different moments still renew together: a
  *   renewal interval costs a bounded number of batches however the acquisitions were spread.
@@ -54,11 +46,7 @@ import org.slf4j.LoggerFactory;
  *   asked for does the same before it reaches the user.
  */
 @NullMarked
-final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
-    /** Timers at least this far away are armed on the shared grid. */
-    private static final long COARSE_FROM_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    /** The grid's step: a coarse timer fires up to this much early. */
-    private static final long GRID_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+final class Watchdog extends WatchdogTimer {
 
     // HeldLock's logger, as before the watchdog had a class of its own: users' logging configurations name it
     private static final Logger log = LoggerFactory.getLogger(HeldLock.class);
@@ -71,22 +59,17 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
 
     private volatile long validUntilNanos;
 
-    // guarded by the HeldLock's state lock
-    private DeadlineTimer.@Nullable Timeout timer;
-    private volatile boolean armPending; // the first timer waits for the scheduler's next sweep (see start)
-
     private static final VarHandle VALID_UNTIL;
-    private static final VarHandle ARM_PENDING;
 
     static {
         try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            VALID_UNTIL = lookup.findVarHandle(Watchdog.class, "validUntilNanos", long.class);
-            ARM_PENDING = lookup.findVarHandle(Watchdog.class, "armPending", boolean.class);
+            VALID_UNTIL = MethodHandles.lookup().findVarHandle(Watchdog.class, "validUntilNanos", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
+
+    // guarded by the HeldLock's state lock
     private boolean renewalInFlight;
     private @Nullable RenewalSlot slotWatch; // the batcher's slot watches the loss deadline (see the note)
     private long nextRenewNanos;
@@ -114,8 +97,34 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     }
 
     /** The client's monotonic clock (the TimeSource's nanoTime). */
-    private long now() {
+    @Override
+    long now() {
         return held.client.time.nanoTime();
+    }
+
+    @Override
+    DeadlineTimer scheduler() {
+        return held.client.executors.scheduler;
+    }
+
+    @Override
+    boolean active() {
+        return held.isActive();
+    }
+
+    @Override
+    void lockState() {
+        held.lockState();
+    }
+
+    @Override
+    void unlockState() {
+        held.unlockState();
+    }
+
+    @Override
+    void timerFailed(Throwable e) {
+        markLostAtOnce("the watchdog", e);
     }
 
     /** Whether the validity has not run out yet (the grant's state aside). */
@@ -126,42 +135,11 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     }
 
     /**
-     * Arms the first timer, lazily when its event is far away: the scheduler's next sweep arms it (within
-     * DeadlineTimer.DEFER), so a lock released before then never enters the timer's queue. Caller holds the state lock.
+     * Arms the first timer, lazily when its event is far away (WatchdogTimer.armFirst). Caller holds the state lock.
      */
     void start(long startNanos, long nowNanos) {
         nextRenewNanos = RenewalTimes.next(held.options, startNanos, validUntilNanos, batched);
-        long first = nextEvent();
-        if (first != Long.MAX_VALUE && first - nowNanos >= DeadlineTimer.DEFER_FROM_NANOS) {
-            ARM_PENDING.set(this, true); // plain: armLater's compare-and-set publishes it to the sweep
-            try {
-                held.client.executors.scheduler.armLater(this);
-            } catch (RejectedExecutionException closing) {
-                armPending = false; // the client is closing and will end this grant itself
-            }
-            return;
-        }
-        reschedule();
-    }
-
-    /** On the scheduler thread: the sweep after start; arms the timer unless the grant ended or re-armed meanwhile. */
-    @Override
-    void armNow() {
-        if (!armPending) {
-            return; // released, or re-armed, before the sweep: only ever cleared after start, so no lock is needed
-        }
-        try {
-            held.lockState();
-            try {
-                if (armPending) {
-                    reschedule();
-                }
-            } finally {
-                held.unlockState();
-            }
-        } catch (Throwable e) { // NOPMD: a clock that throws must not leave the grant unwatched
-            markLostAtOnce("the watchdog", e);
-        }
+        armFirst(nextEvent(), nowNanos);
     }
 
     // ---------------------------------------------------------------- renewal
@@ -392,48 +370,11 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
     // ---------------------------------------------------------------- the timer
 
     /**
-     * Arms the single timer at the next due event, unless one that fires no later is pending. Caller holds the state
-     * lock.
-     */
-    private void reschedule() {
-        if (armPending) {
-            armPending = false; // a volatile write only when there is something to clear
-        }
-        if (!held.isActive()) {
-            cancelTimer();
-            return;
-        }
-        long next = nextEvent();
-        if (next == Long.MAX_VALUE) {
-            cancelTimer();
-            return; // a session-bound grant without renewal (the backend reports its loss), or the slot watches it
-        }
-        long delay = next - now();
-        DeadlineTimer.Timeout pending = timer;
-        if (pending != null) {
-            // it fires first and looks again: early is harmless (see the note on top). A timer the thread has
-            // already taken is about to look too, once it has the state lock: arming another beside it would leave two
-            // timers running for this grant from then on, as its run forgets the one armed here
-            if (pending.remainingNanos() <= delay || !pending.cancel()) {
-                return;
-            }
-            timer = null;
-        }
-        if (delay >= COARSE_FROM_NANOS) {
-            delay -= Math.floorMod(next, GRID_NANOS); // on the shared grid
-        }
-        try {
-            timer = held.client.executors.scheduler.schedule(this, Math.max(0, delay));
-        } catch (RejectedExecutionException closing) {
-            timer = null; // the client is closing and will end this grant itself
-        }
-    }
-
-    /**
      * The earlier of the loss deadline, unless the batcher's slot watches it, and the renewal this watchdog's own timer
      * makes. Caller holds the state lock.
      */
-    private long nextEvent() {
+    @Override
+    long nextEvent() {
         long next = slotWatch != null ? Long.MAX_VALUE : lossDeadline();
         if (held.options.autoRenew()
                 && !renewalInFlight
@@ -449,37 +390,15 @@ final class Watchdog extends DeadlineTimer.Deferred implements Runnable {
         return v == Long.MAX_VALUE ? Long.MAX_VALUE : v - guardNanos;
     }
 
-    /**
-     * Cancels the pending timer, if any (a run already under way finds the grant ended). Caller holds the state lock.
-     */
-    void cancelTimer() {
-        if (armPending) {
-            ARM_PENDING.setRelease(this, false); // the sweep needs to see it, not in any order with a later read
-        }
-        DeadlineTimer.Timeout t = timer;
-        if (t != null) {
-            t.cancel();
-            timer = null;
-        }
-    }
-
-    /** The timer: runs on the scheduler thread, decides, never does I/O; whatever it throws ends the grant at once. */
+    /** The timer fired, on the scheduler thread: decides, never does I/O. */
     @Override
-    public void run() {
-        try {
-            checkDeadlines();
-        } catch (Throwable e) { // NOPMD: a timer task that fails must not leave the grant unwatched
-            markLostAtOnce("the watchdog", e);
-        }
-    }
-
-    private void checkDeadlines() {
+    void fired() {
         LockLoss.Reason lossReason;
         String detail;
         Throwable cause = null;
         held.lockState();
         try {
-            timer = null;
+            timerTaken();
             if (!held.isActive()) {
                 return;
             }
