@@ -16,7 +16,6 @@ import io.latchkey.Reentrancy;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.GrantKind;
-import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.LockBackend;
 import io.latchkey.spi.Redaction;
 import io.latchkey.spi.TimeSource;
@@ -29,7 +28,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -58,12 +56,8 @@ public final class CoreLockClient implements LockClient {
     final CoreExecutors executors;
     /** Batches the background renewals of exclusive grants, when the backend renews many in one call; else null. */
     final @Nullable RenewalBatcher renewals;
-    /** Losses reported for grants not registered yet, by name and owner; dropped after EARLY_LOSS_TTL. */
-    private final ConcurrentHashMap<String, EarlyLoss> earlyLosses = new ConcurrentHashMap<>();
-
-    private static final long EARLY_LOSS_TTL_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-
-    private record EarlyLoss(LockLoss.Reason reason, String detail, Throwable cause, long atNanos) {}
+    /** The losses the store reports by itself, early ones (before the grant is registered) included. */
+    private final StoreLosses storeLosses = new StoreLosses(gates);
 
     private final String description;
     private final Set<Capability> capabilities;
@@ -92,7 +86,7 @@ public final class CoreLockClient implements LockClient {
         }
         this.executors = new CoreExecutors();
         this.renewals = batch > 1 ? new RenewalBatcher(backend, executors.scheduler, executors.workers, time, batch) : null;
-        backend.bind(new LossSink());
+        backend.bind(storeLosses);
     }
 
     @Override
@@ -311,11 +305,7 @@ public final class CoreLockClient implements LockClient {
 
     void register(HeldLock h) {
         gates.register(h.gate(), h);
-        // a loss the store reported before this grant was registered (see LossSink)
-        EarlyLoss early = earlyLosses.isEmpty() ? null : earlyLosses.remove(h.name() + '\u0000' + h.grant.owner());
-        if (early != null) {
-            h.markLost(early.reason, early.detail, early.cause);
-        }
+        storeLosses.registered(h); // a loss the store reported before this grant was registered
     }
 
     void forget(HeldLock h) {
@@ -402,49 +392,5 @@ public final class CoreLockClient implements LockClient {
     public String toString() {
         return "LockClient[" + description + ", client " + owners.clientId() + ", holding " + gates.holders().size()
                 + (closed ? ", closed]" : "]");
-    }
-
-    /** Losses the store reports by itself (session expiry, dead connection, virtual clock). */
-    private final class LossSink implements GrantLossSink {
-        /*
-         * A backend may learn of a loss between returning a grant and the core registering it. The sink
-         * records the loss first and then looks for the grant; register() adds the grant first and then
-         * looks for a record. Whatever the interleaving, one side sees the other (marking lost twice is
-         * harmless), so no early loss is dropped.
-         */
-        @Override
-        public void grantLost(String name, String owner, LockLoss.Reason reason, String detail, Throwable cause) {
-            String key = name + '\u0000' + owner;
-            long now = System.nanoTime();
-            earlyLosses.values().removeIf(e -> now - e.atNanos() > EARLY_LOSS_TTL_NANOS);
-            earlyLosses.put(key, new EarlyLoss(reason, detail, cause, now));
-            HeldLock h = gates.holder(name);
-            if (h == null || !h.ownedBy(owner)) {
-                h = gates.holder(GrantKeys.permits(name, owner));
-            }
-            if (h == null || !h.ownedBy(owner)) {
-                h = findByOwner(name, owner); // a read or write grant: rare enough to look through them all
-            }
-            if (h != null && h.ownedBy(owner)) {
-                earlyLosses.remove(key);
-                h.markLost(reason, detail, cause);
-            }
-        }
-
-        private HeldLock findByOwner(String name, String owner) {
-            for (HeldLock h : gates.holders()) {
-                if (h.ownedBy(owner) && h.name().equals(name)) {
-                    return h;
-                }
-            }
-            return null;
-        }
-
-        @Override
-        public void allLost(LockLoss.Reason reason, String detail, Throwable cause) {
-            for (HeldLock h : gates.holders()) {
-                h.markLost(reason, detail, cause);
-            }
-        }
     }
 }
