@@ -7,6 +7,9 @@ import io.latchkey.LockOptions;
 import io.latchkey.redis.RedisLockBackend;
 import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.spi.ForwardingLockBackend;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.LockBackend;
+import io.latchkey.spi.RenewResult;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
@@ -16,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -35,9 +39,11 @@ import redis.clients.jedis.Jedis;
  * What holding many locks costs on one redis-server: a client holds {@code heldLocks} locks (lease 3 s, renewed
  * every second) while the measured thread acquires and releases another lock; the score is that cycle's latency
  * (SampleTime: p50, p99, p99.9). Each iteration also prints the renewal's cost per second: script calls the server
- * received for renewals, CPU of the client's renewal and timer threads, and the server's CPU. {@code batched=false}
- * is the same client behind a forwarding backend, which renews every lock on its own (LockBackend.renewAll not
- * offered): the comparison in one run.
+ * received for renewals, CPU of the client's renewal and timer threads, and the server's CPU; and the renewal workers'
+ * CPU per lock renewed (the grants the backend was asked to renew, counted by a forwarding backend around it), the
+ * figure that does not depend on the fixed costs the ratio between two sizes also measures. {@code batched=false} is
+ * the same client behind a forwarding backend that renews every lock on its own (LockBackend.renewAll not offered):
+ * the comparison in one run.
  *
  * <pre>java -jar jmh/target/benchmarks.jar 'jmh.redis.RedisRenewalAtScale'</pre>
  */
@@ -63,6 +69,7 @@ public class RedisRenewalAtScaleBenchmark {
     LockClient client;
     final List<LockHandle> held = new ArrayList<>();
     final AtomicLong cycles = new AtomicLong();
+    final AtomicLong renewed = new AtomicLong();
     io.latchkey.DistributedLock measured;
 
     private long iterationStart;
@@ -71,12 +78,13 @@ public class RedisRenewalAtScaleBenchmark {
     private double serverCpuAtStart;
     private long clientCpuAtStart;
     private long timerCpuAtStart;
+    private long renewedAtStart;
 
     @Setup(Level.Trial)
     public void open() {
         targets = new RedisTargets("single");
         RedisLockBackend backend = RedisLockBackend.connect(targets.latchkeyUri());
-        client = batched ? Latchkey.client(backend) : Latchkey.client(new ForwardingLockBackend(backend) {});
+        client = Latchkey.client(new CountingRenewals(backend, batched, renewed));
         for (int i = 0; i < heldLocks; i++) {
             held.add(client.lock("bench-held-" + i, HELD).tryAcquire().orElseThrow());
         }
@@ -91,6 +99,7 @@ public class RedisRenewalAtScaleBenchmark {
         serverCpuAtStart = serverCpuSeconds();
         clientCpuAtStart = threadsCpuNanos("latchkey-renewal") + threadsCpuNanos("latchkey-watchdog");
         timerCpuAtStart = threadsCpuNanos("latchkey-watchdog");
+        renewedAtStart = renewed.get();
     }
 
     @TearDown(Level.Iteration)
@@ -103,11 +112,14 @@ public class RedisRenewalAtScaleBenchmark {
         long timerCpu = threadsCpuNanos("latchkey-watchdog");
         double clientCpuMs = (threadsCpuNanos("latchkey-renewal") + timerCpu - clientCpuAtStart) / 1e6;
         double timerCpuMs = (timerCpu - timerCpuAtStart) / 1e6;
+        long renewedLocks = renewed.get() - renewedAtStart;
+        double workersCpuUs = (clientCpuMs - timerCpuMs) * 1000;
         long lost = held.stream().filter(h -> !h.isValid()).count();
         System.out.printf(
                 Locale.ROOT,
                 "%nRENEWAL heldLocks=%d batched=%s: renewal script calls %.0f/s, client renewal+timer CPU %.1f ms/s"
-                        + " (timer %.1f), redis-server CPU %.1f ms/s, lost %d of %d%n",
+                        + " (timer %.1f), redis-server CPU %.1f ms/s, lost %d of %d; locks renewed %.0f/s, renewal"
+                        + " workers %s µs of CPU per lock renewed%n",
                 heldLocks,
                 batched,
                 renewalCalls / seconds,
@@ -115,7 +127,9 @@ public class RedisRenewalAtScaleBenchmark {
                 timerCpuMs / seconds,
                 serverCpuMs / seconds,
                 lost,
-                held.size());
+                held.size(),
+                renewedLocks / seconds,
+                renewedLocks == 0 ? "-" : String.format(Locale.ROOT, "%.2f", workersCpuUs / renewedLocks));
     }
 
     @TearDown(Level.Trial)
@@ -159,5 +173,40 @@ public class RedisRenewalAtScaleBenchmark {
             }
         }
         return total;
+    }
+
+    /**
+     * The backend as the client sees it, counting the grants it is asked to renew. Batched, it forwards renewAll and
+     * its batch size (each batch counted once, by its size); otherwise it offers no batch, so that the core renews each
+     * lock on its own.
+     */
+    static final class CountingRenewals extends ForwardingLockBackend {
+        private final LockBackend backend;
+        private final boolean batched;
+        private final AtomicLong renewed;
+
+        CountingRenewals(LockBackend backend, boolean batched, AtomicLong renewed) {
+            super(backend);
+            this.backend = backend;
+            this.batched = batched;
+            this.renewed = renewed;
+        }
+
+        @Override
+        public RenewResult renew(Grant grant, Duration lease) {
+            renewed.incrementAndGet();
+            return backend.renew(grant, lease);
+        }
+
+        @Override
+        public int renewalBatchSize() {
+            return batched ? backend.renewalBatchSize() : 1;
+        }
+
+        @Override
+        public List<@Nullable RenewResult> renewAll(List<Grant> batch, List<Duration> leases) {
+            renewed.addAndGet(batch.size());
+            return backend.renewAll(batch, leases);
+        }
     }
 }
