@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.LockSupport;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -62,7 +63,8 @@ public class PostgresHandOverBenchmark {
     String rawShared; // a row of its own: Latchkey's release may leave its waiters' bookkeeping on `shared`
     String transfer;
 
-    // the raw floor's local queue: one holder, FIFO waiters (guarded by `queue`; no I/O under it)
+    // the raw floor's local queue: one holder, FIFO waiters (guarded by queueLock; no I/O while it is held)
+    private final ReentrantLock queueLock = new ReentrantLock();
     private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
     private boolean taken;
 
@@ -111,26 +113,22 @@ public class PostgresHandOverBenchmark {
         }
     }
 
-    /** A raw contender's distinct owner value per attempt. */
-    @State(Scope.Thread)
-    public static class Contender {
-        final String owner = "raw-transfer-" + NAMES.incrementAndGet();
-        long attempt;
-    }
-
     /** The floor: FIFO waiters in the JVM, and each hand-off one statement that gives the row to the next waiter. */
     @Benchmark
     @Threads(8)
-    public long raw_transferHandoff_8threads(Contender me) throws SQLException {
+    public long raw_transferHandoff_8threads(JdbcLockBenchmark.Contender me) throws SQLException {
         String owner = me.owner + ":" + me.attempt++;
         Waiter w = null;
-        synchronized (queue) {
+        queueLock.lock();
+        try {
             if (taken) {
                 w = new Waiter(owner);
                 queue.add(w);
             } else {
                 taken = true;
             }
+        } finally {
+            queueLock.unlock();
         }
         long token;
         if (w == null) {
@@ -144,29 +142,40 @@ public class PostgresHandOverBenchmark {
             }
         }
         // held: hand it to the next waiter in one statement, or release it
-        Waiter next;
-        synchronized (queue) {
-            next = queue.poll();
-        }
+        Waiter next = poll(false);
         if (next != null) {
-            next.token = handOver(owner, token, next.owner);
-            LockSupport.unpark(next.thread);
+            long handed = Waiter.ACQUIRE_YOURSELF; // if the hand-over fails, the waiter fails loudly, not parks forever
+            try {
+                handed = handOver(owner, token, next.owner);
+            } finally {
+                next.token = handed;
+                LockSupport.unpark(next.thread);
+            }
             return token;
         }
         try (Connection c = db.pool.getConnection()) {
             raw.releaseLease(c, rawShared, owner, token);
         }
-        synchronized (queue) {
-            next = queue.poll();
-            if (next == null) {
-                taken = false;
-            }
-        }
+        next = poll(true);
         if (next != null) { // came while the row was being released: it takes the lock in the database itself
             next.token = Waiter.ACQUIRE_YOURSELF;
             LockSupport.unpark(next.thread);
         }
         return token;
+    }
+
+    /** The next waiter, if any; with {@code freeIfNone}, none waiting leaves the lock free for the next comer. */
+    private Waiter poll(boolean freeIfNone) {
+        queueLock.lock();
+        try {
+            Waiter next = queue.poll();
+            if (next == null && freeIfNone) {
+                taken = false;
+            }
+            return next;
+        } finally {
+            queueLock.unlock();
+        }
     }
 
     private long acquire(String owner) throws SQLException {
