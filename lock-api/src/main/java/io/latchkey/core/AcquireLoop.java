@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  *
  * 1. Reentrancy: a PER_THREAD holder re-entering gets a new view of its grant, no store traffic.
  * 2. Local gate: take the name's FIFO permit (see LocalGates), so this client sends one contender to the
- *    store per name and local waiters queue without polling.
+ *    store per name and local waiters queue without polling. A grant the last holder handed over in its release
+ *    (HandOffs) is taken from the gate and held without asking the store.
  * 3. Store: attempt with one owner id for the whole acquisition, so an attempt whose reply was lost is
  *    recognised by the next one. A backend with a native queue waits inside acquire(request, maxWait).
  *    A grant that arrives after its own lease ran out (a reply lost and retried inside the backend, a store
@@ -80,6 +81,14 @@ final class AcquireLoop {
                     || (waitNanos != 0 && gate.tryEnter(Math.max(0, deadline - System.nanoTime())));
             if (!entered) {
                 return timedOut(c, name, kind, begin, 0, null, gate, true, false, throwOnTimeout);
+            }
+            if (!enteredAtOnce || gate.parked != null) { // a waiter, or the first in after a waiter gave up
+                granted = true; // if adopted, the grant's HeldLock owns the gate
+                CoreHandle handedOver = HandOffs.adopt(c, gate, kind, o, key, reentrant, begin);
+                if (handedOver != null) {
+                    return handedOver;
+                }
+                granted = false;
             }
             AcquireRequest request = new AcquireRequest(name, owner, o.lease(), o.fairness(), kind);
             Iterator<Duration> delays = null;

@@ -51,7 +51,7 @@ public final class CoreLockClient implements LockClient {
     /** The time source is the system's: a System.nanoTime reading is also one of `time`, and may be reused as one. */
     final boolean systemClock;
     final Listeners listeners = new Listeners();
-    final LocalGates gates = new LocalGates();
+    final LocalGates gates = new LocalGates(this::releaseQuietly);
     final OwnerIds owners;
     final CoreExecutors executors;
     /** Batches the background renewals of exclusive grants, when the backend renews many in one call; else null. */

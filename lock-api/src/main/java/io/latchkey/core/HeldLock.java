@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * - HeldLock (here) owns the grant's state and both of its ends. `state` moves once, ACTIVE -> RELEASED
  *   (releaseInStore, on the user's thread) or ACTIVE -> LOST (markLost, from any party), under the state lock;
  *   whoever makes that move owns the clean-up (cancel the watchdog's timer, leave the local gate, forget the
- *   grant), so it happens exactly once.
+ *   grant), so it happens exactly once. A release with another thread of this client waiting at the gate may hand
+ *   the lock over in the same store call (HandOffs): the new grant is parked in the gate before the permit goes.
  * - Watchdog owns validity: renewals, the single timer (armed by its base class, WatchdogTimer), and deciding that
  *   the grant is lost. It ends a grant only through markLost. Its note explains how a failure inside it is reported.
  * - LossSignal owns the lost() future, completed exactly once with the published LockLoss. It is made only when
@@ -214,7 +215,7 @@ final class HeldLock extends GrantStateLock {
         }
         client.forget(this);
         try {
-            boolean held = client.backend.release(grant);
+            boolean held = HandOffs.releaseOrHandOver(client, this, gate); // handed over if a thread waits
             client.listeners.released(name(), grant.fencingToken(), client.time, grantedNanos);
             return held;
         } finally {

@@ -1,5 +1,8 @@
 package io.latchkey.core;
 
+import io.latchkey.spi.Grant;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,8 +13,8 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
  * Single-flight per name inside one client, and the client's registry of the grants it holds. Each name in use has a Gate: a fair one-permit semaphore
  * whose permit is taken before contending in the store and given back only when the grant ends (released
  * or lost). So at most one thread per client talks to the store for a name, local waiters queue in FIFO
- * order without any store traffic, and a release hands the lock to the next local waiter with a single
- * round trip. The semaphore is not owned by a thread, so a handle may be released from any thread.
+ * order without any store traffic, and a release hands the lock to the next local waiter: in the release's own round
+ * trip where the store can hand over (HandOffs), else with the waiter's one attempt. The semaphore is not owned by a thread, so a handle may be released from any thread.
  *
  * Gates are reference counted (entered by every waiter and holder) and dropped from the map when the last
  * user leaves, so the map holds only names in use. Counting happens inside ConcurrentHashMap.compute,
@@ -29,6 +32,11 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
  * ever in two places (a linked free list would need ABA protection). Recycling is safe because nothing uses a gate
  * after its last user left: every user holds a count, a holder leaves only after clearing `holder`, and the only
  * reader that may see a gate change keys under it, holder(key), checks the holder's key.
+ *
+ * A gate may also carry a grant the store made for whoever takes its permit next (HandOffs: a release that handed
+ * the lock over inside this client). It is parked by the permit's holder before it gives the permit back, and taken
+ * with one atomic step by the next one to enter; if the gate's last user leaves with it untaken (the waiter gave up
+ * meanwhile), that user gives it back to the store, outside the map's lock, so nothing is left held.
  */
 final class LocalGates {
     private static final int SPARE_SLOTS = 16; // a power of two: a thread's slot is its id's low bits
@@ -38,6 +46,12 @@ final class LocalGates {
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
     private final AtomicReferenceArray<Gate> spares = new AtomicReferenceArray<>(SPARE_SLOTS * SLOT_SPACING);
+    /** Gives a grant that was handed over and never taken back to the store (best effort). */
+    private final java.util.function.Consumer<Grant> untakenHandOffs;
+
+    LocalGates(java.util.function.Consumer<Grant> untakenHandOffs) {
+        this.untakenHandOffs = untakenHandOffs;
+    }
 
     /**
      * A name's gate: a fair one-permit semaphore, built on AbstractQueuedSynchronizer itself rather than wrapping a
@@ -50,9 +64,34 @@ final class LocalGates {
         transient String name; // set before the gate is published through the map, never while it is in it
         transient int users; // guarded by the map's bin lock (only touched inside compute)
         transient volatile HeldLock holder; // the grant held under this key, else null
+        transient volatile HandOffs.Parked parked; // a grant made for the next to enter (HandOffs), else null
+
+        private static final VarHandle PARKED;
+
+        static {
+            try {
+                PARKED = MethodHandles.lookup().findVarHandle(Gate.class, "parked", HandOffs.Parked.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
 
         Gate(String name) {
             this.name = name;
+        }
+
+        /** Leaves a grant for the next to enter; by the permit's holder, before it gives the permit back. */
+        void park(HandOffs.Parked grant) {
+            parked = grant;
+        }
+
+        /** The grant parked for whoever enters, taken so that no one else gets it; null if none. */
+        HandOffs.Parked takeParked() {
+            return parked == null ? null : (HandOffs.Parked) PARKED.getAndSet(this, null);
+        }
+
+        boolean hasWaiters() {
+            return hasQueuedThreads();
         }
 
         @Override
@@ -82,7 +121,7 @@ final class LocalGates {
 
         /** Free, nobody queued, no holder: as a new gate. */
         boolean idle() {
-            return holder == null && getState() == 0 && !hasQueuedThreads();
+            return holder == null && parked == null && getState() == 0 && !hasQueuedThreads();
         }
 
         int queued() {
@@ -109,7 +148,12 @@ final class LocalGates {
 
     void unuse(Gate gate) {
         if (gates.computeIfPresent(gate.name, (k, g) -> --g.users == 0 ? null : g) == null) {
-            keepSpare(gate); // its last user left: nothing refers to it any more but stale references, unused
+            // its last user left: nothing refers to it any more but stale references, unused
+            HandOffs.Parked untaken = gate.takeParked();
+            keepSpare(gate);
+            if (untaken != null) {
+                untakenHandOffs.accept(untaken.grant());
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import io.latchkey.LockLoss;
 import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.HandOver;
 import io.latchkey.spi.GrantKind;
 import io.latchkey.spi.GrantLossSink;
 import io.latchkey.spi.LockBackend;
@@ -151,6 +152,14 @@ public final class MemoryBackend implements LockBackend {
             case READ, WRITE -> store.readWrite().release(grant);
             case EXCLUSIVE -> store.release(grant);
         };
+    }
+
+    /** One step under the name's lock (MemoryStore.handOver), so that the core's hand-off path is what tests run. */
+    @Override
+    public HandOver handOver(Grant held, AcquireRequest next) {
+        return held.kind().type() == GrantKind.Type.EXCLUSIVE
+                ? store.handOver(held, next, this)
+                : HandOver.released(release(held));
     }
 
     @Override

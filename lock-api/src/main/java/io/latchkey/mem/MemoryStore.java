@@ -8,6 +8,7 @@ import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.HandOver;
 import io.latchkey.spi.RenewResult;
 import io.latchkey.spi.TimeSource;
 import java.time.Duration;
@@ -271,6 +272,35 @@ public final class MemoryStore {
                 return wasValid;
             }
             return false;
+        } finally {
+            s.lock.unlock();
+        }
+    }
+
+    /**
+     * Ends {@code held} and grants {@code next} under the slot's lock, so the lock is never free in between; only a
+     * release (the head signalled) when a fair waiter of any client is queued in the slot, as tryAcquire would not
+     * grant then either.
+     */
+    HandOver handOver(Grant held, AcquireRequest next, MemoryBackend by) {
+        checkAvailable(held.name());
+        long start = time.nanoTime();
+        MemorySlot s = slots.get(held.name());
+        if (s == null) {
+            return HandOver.released(false);
+        }
+        s.lock.lock();
+        try {
+            if (s.owner == null || !s.owner.equals(held.owner()) || s.token != held.fencingToken()) {
+                return HandOver.released(false);
+            }
+            long now = time.nanoTime();
+            if (!s.isHeld(now) || !s.queue.isEmpty()) {
+                boolean wasValid = s.isHeld(now);
+                s.clear();
+                return HandOver.released(wasValid);
+            }
+            return HandOver.to(s.grant(next, by, start, now));
         } finally {
             s.lock.unlock();
         }

@@ -102,7 +102,8 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     // renewalBatchSize and renewAll are not forwarded: a subclass that changes renew would be bypassed by the
-    // delegate's batches. One that wants them (and changes renew in both or neither) overrides both.
+    // delegate's batches. One that wants them (and changes renew in both or neither) overrides both. handOver is not
+    // forwarded either, for the same reason: its default goes through this class's release.
 
     @Override
     public boolean release(Grant grant) {

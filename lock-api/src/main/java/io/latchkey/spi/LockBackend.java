@@ -266,6 +266,28 @@ public interface LockBackend extends AutoCloseable {
     boolean release(Grant grant);
 
     /**
+     * Ends {@code held} as {@link #release} does and, where the store can make both changes in one step, grants
+     * {@code next} in that same step. The core calls it instead of {@code release} when another thread of this client
+     * waits for the name, so that a hand-off inside one client costs one round trip rather than a release and then a
+     * new attempt. The default releases only, and the waiting thread contends as usual.
+     *
+     * <p>{@code next} is for the same name, kind {@link GrantKind#EXCLUSIVE}, with a new owner id of this client. A
+     * backend grants it only where {@link #tryAcquire} would grant it right after the release: a store that keeps a
+     * queue of other clients' waiters hands over only when none is queued, and otherwise releases (waking the head of
+     * its queue, as a release does) and returns {@link HandOver#released}. The new grant's token is greater than
+     * {@code held}'s, its validity is counted as a {@code tryAcquire}'s is (from before the request), and {@code held}
+     * ends with the step: its release and renew change nothing afterwards. When the store no longer holds
+     * {@code held}, nothing changes and the answer is {@code HandOver.released(false)}.
+     *
+     * @param held the grant to end
+     * @param next the request of this client's next owner
+     * @return whether {@code held} was held, and the grant made for {@code next} if the store made one
+     */
+    default HandOver handOver(Grant held, AcquireRequest next) {
+        return HandOver.released(release(held));
+    }
+
+    /**
      * What the store holds for {@code name}.
      *
      * @param name the lock's name

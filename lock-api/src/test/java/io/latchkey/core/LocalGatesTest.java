@@ -3,6 +3,7 @@ package io.latchkey.core;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.latchkey.spi.Grant;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -13,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /** The per-name gate of one client: a fair one-permit semaphore, not owned by a thread, counted in its map. */
 class LocalGatesTest {
-    private final LocalGates gates = new LocalGates();
+    private final List<Grant> untaken = new CopyOnWriteArrayList<>();
+    private final LocalGates gates = new LocalGates(untaken::add);
 
     @Test
     @DisplayName("waiters enter in the order they queued, and a gate left by another thread lets the next one in")

@@ -167,6 +167,85 @@ class PgHandoffTest {
     }
 
     @Test
+    void aHandOffBetweenThreadsOfOneClientIsOneStatement() throws Exception {
+        // the releasing thread gives the row to the waiting thread's new owner id in its release statement: the
+        // waiter sends nothing, so the hand-off is one round trip instead of a release and an acquire in series
+        CountingDataSource counting = new CountingDataSource(pool);
+        try (LockClient a = client(counting)) {
+            String name = "one-statement-hand-off";
+            LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10));
+            java.util.concurrent.CompletableFuture<LockHandle> next = new java.util.concurrent.CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    next.complete(a.lock(name).acquire(Duration.ofSeconds(30)));
+                } catch (Throwable e) {
+                    next.completeExceptionally(e);
+                }
+            });
+            waiter.start();
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> waiter.getState() == Thread.State.WAITING
+                            || waiter.getState() == Thread.State.TIMED_WAITING);
+            counting.start();
+            assertThat(held.release()).isTrue();
+            LockHandle got = next.get(10, TimeUnit.SECONDS);
+            List<String> sent = counting.stop();
+            assertThat(sent)
+                    .as("statements from the release to the waiter's grant")
+                    .hasSize(1)
+                    .allMatch(s -> s.contains("UPDATE") && !s.contains("ON CONFLICT"));
+            assertThat(got.fencingToken()).isEqualTo(held.fencingToken() + 1);
+            assertThat(got.isValid()).isTrue();
+            try (LockClient other = client(pool)) {
+                assertThat(other.lock(name).tryAcquire()).as("the handed-over row excludes others").isEmpty();
+                assertThat(other.inspect(name).orElseThrow().fencingToken()).isEqualTo(got.fencingToken());
+                assertThat(got.release()).isTrue();
+                assertThat(other.lock(name).tryAcquire()).as("free after the handed-over grant's release").isPresent();
+            }
+        }
+    }
+
+    @Test
+    void aHandOffDoesNotPassOverAnotherClientQueuedInTheRow() throws Exception {
+        try (LockClient a = client(pool);
+                LockClient b = client(pool)) {
+            String name = "no-hand-off-past-the-queue";
+            LockOptions slow = LockOptions.builder()
+                    .retry(RetryStrategy.fixed(Duration.ofSeconds(60)))
+                    .build();
+            LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10));
+            Future<Long> remote = Executors.newSingleThreadExecutor().submit(() -> {
+                try (LockHandle h = b.lock(name, slow).acquire(Duration.ofSeconds(60))) {
+                    return h.fencingToken();
+                }
+            });
+            awaitQueued(name, 1);
+            java.util.concurrent.CompletableFuture<Long> local = new java.util.concurrent.CompletableFuture<>();
+            Thread waiter = new Thread(() -> {
+                try (LockHandle h = a.lock(name, slow).acquire(Duration.ofSeconds(60))) {
+                    local.complete(h.fencingToken());
+                } catch (Throwable e) {
+                    local.completeExceptionally(e);
+                }
+            });
+            waiter.start();
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> waiter.getState() == Thread.State.WAITING
+                            || waiter.getState() == Thread.State.TIMED_WAITING);
+            held.release();
+            long remoteToken = remote.get(10, TimeUnit.SECONDS);
+            assertThat(remoteToken)
+                    .as("the other client's queued waiter got the lock after the release")
+                    .isEqualTo(held.fencingToken() + 1);
+            assertThat(local.get(10, TimeUnit.SECONDS))
+                    .as("the local waiter, after the other client's grant")
+                    .isGreaterThan(remoteToken);
+        }
+    }
+
+    @Test
     void aReleaseKeepsTheLockForTheWaiterItNotified() throws Exception {
         // the releasing client's next attempt reaches the database before the notified waiter is even told (a NOTIFY
         // arrives about 1 ms after the commit): it must not take the lock back, or a queued waiter starves

@@ -110,6 +110,13 @@ final class CrashableBackend extends io.latchkey.spi.ForwardingLockBackend {
         return delegate().release(grant);
     }
 
+    /** The delegate's hand-over, so that the TCK exercises a backend's own (checked for the crash as release is). */
+    @Override
+    public io.latchkey.spi.HandOver handOver(Grant held, AcquireRequest next) {
+        alive();
+        return delegate().handOver(held, next);
+    }
+
     @Override
     public Optional<LockInfo> inspect(String name) {
         alive();

@@ -30,6 +30,7 @@ public abstract class LockBackendTck
                 FencingRules,
                 LeaseRules,
                 OwnershipRules,
+                HandOverRules,
                 LossRules,
                 WaitingRules,
                 IdempotencyRules,

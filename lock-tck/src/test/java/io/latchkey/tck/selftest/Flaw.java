@@ -122,7 +122,14 @@ enum Flaw {
      * The client renews in batches (renewalBatchSize 64) and its renewAll extends only the first grant of a batch,
      * answering "renewed" for every one: the others expire in the store while their holders believe they hold them.
      */
-    BATCH_RENEWS_ONLY_THE_FIRST;
+    BATCH_RENEWS_ONLY_THE_FIRST,
+    /** handOver gives the next owner the held grant's token: two successive holders carry the same token. */
+    HAND_OVER_KEEPS_TOKEN,
+    /**
+     * handOver checks neither owner nor token: a holder whose grant ended hands over the lock of whoever holds the name
+     * now, to its own next owner.
+     */
+    HAND_OVER_OF_A_GRANT_NOT_HELD;
 
     private final boolean waitsInTheStore;
 

@@ -62,6 +62,16 @@ class FlawCatalogueSelfTest {
                         "release must match the token",
                         LEASE_PLUS_SLACK),
                 new Entry(
+                        Flaw.HAND_OVER_KEEPS_TOKEN,
+                        "handOver_endsTheHeldGrantAndGrantsOnlyTheNextOwner",
+                        "a fenced resource cannot tell the two holders apart",
+                        AT_ONCE),
+                new Entry(
+                        Flaw.HAND_OVER_OF_A_GRANT_NOT_HELD,
+                        "handOver_ofAGrantNoLongerHeldChangesNothing",
+                        "out of another owner's lock",
+                        AT_ONCE),
+                new Entry(
                         Flaw.RENEW_REVIVES_EXPIRED,
                         "lease_renewDoesNotReviveAnEndedGrant",
                         "LockBackend.renew revived",

@@ -99,6 +99,11 @@ final class FlawedBackend implements LockBackend {
     }
 
     @Override
+    public io.latchkey.spi.HandOver handOver(Grant held, AcquireRequest next) {
+        return store.handOver(held, next, this);
+    }
+
+    @Override
     public Optional<LockInfo> inspect(String name) {
         return store.inspect(name);
     }

@@ -7,6 +7,7 @@ import io.latchkey.spi.AcquireRequest;
 import io.latchkey.spi.AcquireResult;
 import io.latchkey.spi.Busy;
 import io.latchkey.spi.Grant;
+import io.latchkey.spi.HandOver;
 import io.latchkey.spi.RenewResult;
 import java.time.Duration;
 import java.time.Instant;
@@ -246,6 +247,35 @@ final class FlawedStore {
             }
             notifyWaiters();
             return wasValid;
+        });
+    }
+
+    /** Ends the held grant and grants next in one step under the store's lock (no queue here to pass over). */
+    HandOver handOver(Grant held, AcquireRequest next, FlawedBackend by) {
+        long start = System.nanoTime();
+        if (flaw == Flaw.GRANTS_EVERYTHING) { // FLAW: "hands over" what it never stored
+            return HandOver.to(locked(() -> new Grant(
+                    next.name(), next.owner(), ++everyToken, start + next.lease().toNanos(), null)));
+        }
+        return locked(() -> {
+            Slot s = slots.get(key(held.name()));
+            if (s == null || s.owner == null) {
+                return HandOver.released(false);
+            }
+            // FLAW HAND_OVER_OF_A_GRANT_NOT_HELD: skips the owner/token check, hands over whoever holds the name
+            if (flaw != Flaw.HAND_OVER_OF_A_GRANT_NOT_HELD && !s.holds(held)) {
+                return HandOver.released(false);
+            }
+            long now = System.nanoTime();
+            if (!s.isHeld(now)) {
+                s.clear();
+                notifyWaiters();
+                return HandOver.released(false);
+            }
+            if (flaw == Flaw.HAND_OVER_KEEPS_TOKEN) {
+                s.lastToken--; // FLAW: the next grant takes the held grant's token again
+            }
+            return HandOver.to(s.grant(next, by, start, now));
         });
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.latchkey.tck.CapabilityRules;
 import io.latchkey.tck.ClockFaultRules;
+import io.latchkey.tck.HandOverRules;
 import io.latchkey.tck.HistoryRules;
 import io.latchkey.tck.NetworkFaultRules;
 import io.latchkey.tck.ProcessFaultRules;
@@ -54,6 +55,7 @@ class NoOpBackendSelfTest {
                         FencingRules.class,
                         LeaseRules.class,
                         OwnershipRules.class,
+                        HandOverRules.class,
                         LossRules.class,
                         WaitingRules.class,
                         IdempotencyRules.class,

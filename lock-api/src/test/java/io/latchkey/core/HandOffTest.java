@@ -1,0 +1,174 @@
+package io.latchkey.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.latchkey.Fairness;
+import io.latchkey.Latchkey;
+import io.latchkey.LockClient;
+import io.latchkey.LockHandle;
+import io.latchkey.LockOptions;
+import io.latchkey.mem.MemoryStore;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.HandOver;
+import io.latchkey.testing.ForwardingBackend;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A release with another thread of the same client waiting hands the lock over in one store call (HandOffs): the
+ * waiter holds the grant the store made for it without asking the store, a grant nobody takes goes back to the store,
+ * and another client's waiter queued in the store is not passed over.
+ */
+class HandOffTest {
+    private final MemoryStore store = new MemoryStore();
+    private final AtomicInteger attempts = new AtomicInteger();
+    private final AtomicInteger handOvers = new AtomicInteger();
+    private final AtomicInteger handedOver = new AtomicInteger();
+    private volatile CountDownLatch handOverGate = new CountDownLatch(0);
+    private final LockClient client = Latchkey.client(new ForwardingBackend(store.newBackend()) {
+        @Override
+        public AcquireResult tryAcquire(AcquireRequest request) {
+            attempts.incrementAndGet();
+            return super.tryAcquire(request);
+        }
+
+        @Override
+        public AcquireResult acquire(AcquireRequest request, Duration maxWait) throws InterruptedException {
+            attempts.incrementAndGet();
+            return super.acquire(request, maxWait);
+        }
+
+        @Override
+        public HandOver handOver(Grant held, AcquireRequest next) {
+            handOvers.incrementAndGet();
+            try {
+                handOverGate.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            HandOver r = delegate().handOver(held, next);
+            if (r.next() != null) {
+                handedOver.incrementAndGet();
+            }
+            return r;
+        }
+    });
+    private final LockClient other = Latchkey.client(store.newBackend());
+
+    @AfterEach
+    void close() {
+        client.close();
+        other.close();
+    }
+
+    private static CompletableFuture<Optional<LockHandle>> waitFor(LockClient c, String name, LockOptions o) {
+        CompletableFuture<Optional<LockHandle>> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                f.complete(c.lock(name, o).tryAcquire(Duration.ofSeconds(30)));
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        });
+        t.start();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> t.getState() == Thread.State.TIMED_WAITING || t.getState() == Thread.State.WAITING);
+        return f;
+    }
+
+    @Test
+    @DisplayName("a release with a local waiter hands the lock over in one store call; the waiter asks the store nothing")
+    void releaseWithALocalWaiterHandsOverInOneStoreCall() throws Exception {
+        LockHandle first = client.lock("h").tryAcquire().orElseThrow();
+        CompletableFuture<Optional<LockHandle>> waiter = waitFor(client, "h", LockOptions.defaults());
+        int attemptsBefore = attempts.get();
+
+        assertThat(first.release()).isTrue();
+
+        LockHandle second = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(handOvers.get()).as("hand-over calls").isEqualTo(1);
+        assertThat(handedOver.get()).as("grants handed over").isEqualTo(1);
+        assertThat(attempts.get()).as("store attempts by the waiter").isEqualTo(attemptsBefore);
+        assertThat(second.fencingToken()).isEqualTo(first.fencingToken() + 1);
+        assertThat(second.isValid()).isTrue();
+        assertThat(store.newBackend().inspect("h").orElseThrow().fencingToken()).isEqualTo(second.fencingToken());
+        assertThat(other.lock("h").tryAcquire()).as("the handed-over grant excludes others").isEmpty();
+        assertThat(second.release()).isTrue();
+        assertThat(other.lock("h").tryAcquire()).as("free after the waiter's release").isPresent();
+    }
+
+    @Test
+    @DisplayName("a grant handed over to a waiter that gave up meanwhile is given back to the store")
+    void aHandOffNobodyTakesIsGivenBack() throws Exception {
+        LockHandle first = client.lock("g").tryAcquire().orElseThrow();
+        CompletableFuture<Optional<LockHandle>> waiter = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                waiter.complete(client.lock("g").tryAcquire(Duration.ofMillis(500)));
+            } catch (Throwable e) {
+                waiter.completeExceptionally(e);
+            }
+        });
+        t.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.getState() == Thread.State.TIMED_WAITING);
+        handOverGate = new CountDownLatch(1);
+        CompletableFuture<Boolean> released = CompletableFuture.supplyAsync(first::release);
+        await().atMost(Duration.ofSeconds(10)).until(() -> handOvers.get() == 1); // seen the waiter, not yet called
+        assertThat(waiter.get(10, TimeUnit.SECONDS)).as("the waiter gave up").isEmpty();
+        handOverGate.countDown();
+
+        assertThat(released.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(handedOver.get()).as("the store made a grant for the waiter").isEqualTo(1);
+        assertThat(store.newBackend().inspect("g")).as("the untaken grant was given back").isEmpty();
+        assertThat(other.lock("g").tryAcquire()).isPresent();
+    }
+
+    @Test
+    @DisplayName("a waiter that asked for another lease gives the handed-over grant back and acquires its own")
+    void aWaiterWithAnotherLeaseAcquiresItsOwn() throws Exception {
+        LockHandle first = client.lock("l", LockOptions.builder().lease(Duration.ofSeconds(30)).build())
+                .tryAcquire()
+                .orElseThrow();
+        CompletableFuture<Optional<LockHandle>> waiter =
+                waitFor(client, "l", LockOptions.builder().lease(Duration.ofSeconds(20)).build());
+
+        assertThat(first.release()).isTrue();
+
+        LockHandle second = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(handedOver.get()).isEqualTo(1);
+        assertThat(second.fencingToken())
+                .as("its own grant, after the handed-over one")
+                .isEqualTo(first.fencingToken() + 2);
+        assertThat(store.newBackend().inspect("l").orElseThrow().fencingToken()).isEqualTo(second.fencingToken());
+        second.release();
+    }
+
+    @Test
+    @DisplayName("another client's waiter queued in the store goes before this client's waiter: the release only releases")
+    void anotherClientsQueuedWaiterIsNotPassedOver() throws Exception {
+        LockOptions fair = LockOptions.builder().fairness(Fairness.PREFERRED).build();
+        LockHandle first = client.lock("q", fair).tryAcquire().orElseThrow();
+        CompletableFuture<Optional<LockHandle>> remote = waitFor(other, "q", fair); // queued in the store
+        CompletableFuture<Optional<LockHandle>> local = waitFor(client, "q", fair); // queued at the client's gate
+
+        assertThat(first.release()).isTrue();
+
+        LockHandle remoteHandle = remote.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(handOvers.get()).isEqualTo(1);
+        assertThat(handedOver.get()).as("grants handed over past a queued waiter").isZero();
+        assertThat(local).as("the local waiter, still waiting").isNotDone();
+        assertThat(remoteHandle.fencingToken()).isEqualTo(first.fencingToken() + 1);
+        remoteHandle.release();
+        assertThat(local.get(10, TimeUnit.SECONDS)).isPresent();
+    }
+}
