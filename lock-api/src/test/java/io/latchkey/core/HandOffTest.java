@@ -154,6 +154,70 @@ class HandOffTest {
     }
 
     @Test
+    @DisplayName("threads that hand over, give up and ask for other leases never overlap, lose no update, and leave the"
+            + " store free and no gate behind")
+    void handOffsUnderChurnKeepExclusionAndLeaveNothingHeld() throws Exception {
+        String name = "churn";
+        LockOptions thirty = LockOptions.builder().lease(Duration.ofSeconds(30)).build();
+        LockOptions twenty = LockOptions.builder().lease(Duration.ofSeconds(20)).build();
+        Duration[] waits = {Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(5), Duration.ofSeconds(10)};
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger grants = new AtomicInteger();
+        AtomicInteger tokensOutOfOrder = new AtomicInteger();
+        long[] register = {0}; // read, pause, write: two holders at once lose an increment
+        long[] lastToken = {0};
+        java.util.List<CompletableFuture<Void>> threads = new java.util.ArrayList<>();
+        for (int t = 0; t < 6; t++) {
+            int seed = t;
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            threads.add(done);
+            new Thread(() -> {
+                        java.util.Random random = new java.util.Random(seed);
+                        try {
+                            for (int i = 0; i < 400; i++) {
+                                LockOptions o = random.nextInt(4) == 0 ? twenty : thirty;
+                                Optional<LockHandle> got =
+                                        client.lock(name, o).tryAcquire(waits[random.nextInt(waits.length)]);
+                                if (got.isEmpty()) {
+                                    continue;
+                                }
+                                LockHandle h = got.get();
+                                if (inside.incrementAndGet() != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                if (h.fencingToken() <= lastToken[0]) {
+                                    tokensOutOfOrder.incrementAndGet();
+                                }
+                                lastToken[0] = h.fencingToken();
+                                long v = register[0];
+                                Thread.yield();
+                                register[0] = v + 1;
+                                grants.incrementAndGet();
+                                inside.decrementAndGet();
+                                if (!h.release()) {
+                                    overlaps.incrementAndGet(); // its grant was gone while it held it
+                                }
+                            }
+                            done.complete(null);
+                        } catch (Throwable e) {
+                            done.completeExceptionally(e);
+                        }
+                    })
+                    .start();
+        }
+        CompletableFuture.allOf(threads.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+
+        assertThat(overlaps.get()).as("holders at once, or releases that found their grant gone").isZero();
+        assertThat(register[0]).as("the register after %d grants", grants.get()).isEqualTo(grants.get());
+        assertThat(tokensOutOfOrder.get()).as("grants whose token was not above the previous holder's").isZero();
+        assertThat(handedOver.get()).as("hand-offs made (the path under test)").isPositive();
+        assertThat(store.newBackend().inspect(name)).as("the store after the last release").isEmpty();
+        assertThat(((CoreLockClient) client).gates.inUse(name)).as("a gate left in use").isFalse();
+        assertThat(other.lock(name).tryAcquire()).isPresent();
+    }
+
+    @Test
     @DisplayName("another client's waiter queued in the store goes before this client's waiter: the release only releases")
     void anotherClientsQueuedWaiterIsNotPassedOver() throws Exception {
         LockOptions fair = LockOptions.builder().fairness(Fairness.PREFERRED).build();

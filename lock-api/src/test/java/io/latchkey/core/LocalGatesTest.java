@@ -117,4 +117,23 @@ class LocalGatesTest {
         gates.unuse(held); // a bug's extra unuse: the map drops it, but its permit is still taken
         assertThat(gates.use("other")).as("a taken gate is not recycled").isNotSameAs(held);
     }
+
+    @Test
+    @DisplayName("a grant parked for the next user is taken once, and the last user gives an untaken one back")
+    void aParkedGrantIsTakenOnceAndAnUntakenOneIsGivenBack() {
+        LocalGates.Gate gate = gates.use("parked");
+        LocalGates.Gate second = gates.use("parked");
+        Grant first = new Grant("parked", "next-1", 2, Long.MAX_VALUE, null);
+        gate.park(new HandOffs.Parked(first, Duration.ofSeconds(30), 0));
+        assertThat(gate.takeParked().grant()).isSameAs(first);
+        assertThat(gate.takeParked()).as("taken a second time").isNull();
+
+        Grant untakenGrant = new Grant("parked", "next-2", 3, Long.MAX_VALUE, null);
+        gate.park(new HandOffs.Parked(untakenGrant, Duration.ofSeconds(30), 0));
+        gates.unuse(second);
+        assertThat(untaken).as("given back while a user remains").isEmpty();
+        gates.unuse(gate);
+        assertThat(untaken).as("given back by the last user").containsExactly(untakenGrant);
+        assertThat(gate.parked).as("nothing left parked in the spare").isNull();
+    }
 }
