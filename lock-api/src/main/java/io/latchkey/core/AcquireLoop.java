@@ -83,12 +83,13 @@ final class AcquireLoop {
                 return timedOut(c, name, kind, begin, 0, null, gate, true, false, throwOnTimeout);
             }
             if (!enteredAtOnce || gate.parked != null) { // a waiter, or the first in after a waiter gave up
-                granted = true; // if adopted, the grant's HeldLock owns the gate
-                CoreHandle handedOver = HandOffs.adopt(c, gate, kind, o, key, reentrant, begin);
-                if (handedOver != null) {
-                    return handedOver;
+                HandOffs.Adoptable handed = HandOffs.take(c, gate, kind, o);
+                if (handed != null) {
+                    granted = true; // from here the grant's HeldLock owns the gate
+                    long waited = (c.systemClock ? handed.takenNanos() : System.nanoTime()) - begin;
+                    return hold(c, handed.grant(), handed.validUntilNanos(), o, gate, key, handed.startNanos(),
+                            handed.takenNanos(), reentrant, waited);
                 }
-                granted = false;
             }
             AcquireRequest request = new AcquireRequest(name, owner, o.lease(), o.fairness(), kind);
             Iterator<Duration> delays = null;

@@ -272,12 +272,15 @@ public interface LockBackend extends AutoCloseable {
      * new attempt. The default releases only, and the waiting thread contends as usual.
      *
      * <p>{@code next} is for the same name, kind {@link GrantKind#EXCLUSIVE}, with a new owner id of this client. A
-     * backend grants it only where {@link #tryAcquire} would grant it right after the release: a store that keeps a
-     * queue of other clients' waiters hands over only when none is queued, and otherwise releases (waking the head of
-     * its queue, as a release does) and returns {@link HandOver#released}. The new grant's token is greater than
-     * {@code held}'s, its validity is counted as a {@code tryAcquire}'s is (from before the request), and {@code held}
-     * ends with the step: its release and renew change nothing afterwards. When the store no longer holds
-     * {@code held}, nothing changes and the answer is {@code HandOver.released(false)}.
+     * store that keeps a queue of waiters never hands over while any waiter is queued in it, whatever
+     * {@code next.fairness()} says: it then releases (waking the head of its queue, as a release does) and returns
+     * {@link HandOver#released}, so that a hand-off inside one client never passes over another client. The new
+     * grant's token is greater than {@code held}'s, its validity is counted as a {@code tryAcquire}'s is (from before
+     * the request), and {@code held} ends with the step: its release and renew change nothing afterwards. When the
+     * store no longer holds {@code held} (released, expired, taken by another owner), it grants nothing, does what
+     * {@code release} would (nothing, or clearing an expired record), and answers {@code HandOver.released(false)}.
+     * A call that throws may have lost only its reply: the core then abandons {@code next}'s owner id as it abandons
+     * an unanswered acquisition ({@code tryAcquire} with that owner, and the release of what it returns).
      *
      * @param held the grant to end
      * @param next the request of this client's next owner

@@ -1,6 +1,7 @@
 package io.latchkey.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.latchkey.Fairness;
@@ -35,6 +36,7 @@ class HandOffTest {
     private final AtomicInteger handOvers = new AtomicInteger();
     private final AtomicInteger handedOver = new AtomicInteger();
     private volatile CountDownLatch handOverGate = new CountDownLatch(0);
+    private volatile boolean loseHandOverReply;
     private final LockClient client = Latchkey.client(new ForwardingBackend(store.newBackend()) {
         @Override
         public AcquireResult tryAcquire(AcquireRequest request) {
@@ -59,6 +61,10 @@ class HandOffTest {
             HandOver r = delegate().handOver(held, next);
             if (r.next() != null) {
                 handedOver.incrementAndGet();
+            }
+            if (loseHandOverReply) {
+                throw new io.latchkey.BackendUnavailableException(
+                        "reply lost (test)", held.name(), delegate().description(), null);
             }
             return r;
         }
@@ -107,30 +113,80 @@ class HandOffTest {
         assertThat(other.lock("h").tryAcquire()).as("free after the waiter's release").isPresent();
     }
 
+    /** A thread that waits for {@code name} until it is interrupted or the wait ends; its state is TIMED_WAITING. */
+    private static Thread waiterThread(
+            LockClient c, String name, Duration wait, CompletableFuture<Optional<LockHandle>> result) {
+        Thread t = new Thread(() -> {
+            try {
+                result.complete(c.lock(name).tryAcquire(wait));
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        });
+        t.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.getState() == Thread.State.TIMED_WAITING);
+        return t;
+    }
+
     @Test
     @DisplayName("a grant handed over to a waiter that gave up meanwhile is given back to the store")
     void aHandOffNobodyTakesIsGivenBack() throws Exception {
         LockHandle first = client.lock("g").tryAcquire().orElseThrow();
         CompletableFuture<Optional<LockHandle>> waiter = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                waiter.complete(client.lock("g").tryAcquire(Duration.ofMillis(500)));
-            } catch (Throwable e) {
-                waiter.completeExceptionally(e);
-            }
-        });
-        t.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> t.getState() == Thread.State.TIMED_WAITING);
+        Thread t = waiterThread(client, "g", Duration.ofSeconds(30), waiter);
         handOverGate = new CountDownLatch(1);
         CompletableFuture<Boolean> released = CompletableFuture.supplyAsync(first::release);
-        await().atMost(Duration.ofSeconds(10)).until(() -> handOvers.get() == 1); // seen the waiter, not yet called
-        assertThat(waiter.get(10, TimeUnit.SECONDS)).as("the waiter gave up").isEmpty();
+        await().atMost(Duration.ofSeconds(10)).until(() -> handOvers.get() == 1); // saw the waiter, store not asked yet
+        t.interrupt(); // the waiter gives up
+        assertThat(waiter).failsWithin(Duration.ofSeconds(10));
         handOverGate.countDown();
 
         assertThat(released.get(10, TimeUnit.SECONDS)).isTrue();
         assertThat(handedOver.get()).as("the store made a grant for the waiter").isEqualTo(1);
         assertThat(store.newBackend().inspect("g")).as("the untaken grant was given back").isEmpty();
         assertThat(other.lock("g").tryAcquire()).isPresent();
+    }
+
+    @Test
+    @DisplayName("a grant handed over while its waiter gave up is held by the next thread to enter")
+    void aHandOffWhoseWaiterGaveUpGoesToTheNextThread() throws Exception {
+        LockHandle first = client.lock("n").tryAcquire().orElseThrow();
+        CompletableFuture<Optional<LockHandle>> quitter = new CompletableFuture<>();
+        Thread t = waiterThread(client, "n", Duration.ofSeconds(30), quitter);
+        handOverGate = new CountDownLatch(1);
+        CompletableFuture<Boolean> released = CompletableFuture.supplyAsync(first::release);
+        await().atMost(Duration.ofSeconds(10)).until(() -> handOvers.get() == 1);
+        t.interrupt();
+        assertThat(quitter).failsWithin(Duration.ofSeconds(10));
+        CompletableFuture<Optional<LockHandle>> next = new CompletableFuture<>();
+        waiterThread(client, "n", Duration.ofSeconds(30), next); // queued behind the releaser's permit
+        int attemptsBefore = attempts.get();
+        handOverGate.countDown();
+
+        LockHandle got = next.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(released.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(attempts.get()).as("store attempts by the next thread").isEqualTo(attemptsBefore);
+        assertThat(got.fencingToken()).isEqualTo(first.fencingToken() + 1);
+        assertThat(store.newBackend().inspect("n").orElseThrow().fencingToken()).isEqualTo(got.fencingToken());
+        got.release();
+    }
+
+    @Test
+    @DisplayName("a hand-over whose reply was lost leaves nothing held: the next owner id is abandoned")
+    void aHandOverWithALostReplyLeavesNothingHeld() throws Exception {
+        loseHandOverReply = true;
+        LockHandle first = client.lock("lost").tryAcquire().orElseThrow();
+        CompletableFuture<Optional<LockHandle>> waiter = waitFor(client, "lost", LockOptions.defaults());
+
+        assertThatThrownBy(first::release).isInstanceOf(io.latchkey.BackendUnavailableException.class);
+
+        assertThat(handedOver.get()).as("the store handed over before the reply was lost").isEqualTo(1);
+        LockHandle got = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(got.fencingToken())
+                .as("the waiter's own grant, after the abandoned one")
+                .isGreaterThan(first.fencingToken() + 1);
+        got.release();
+        assertThat(store.newBackend().inspect("lost")).isEmpty();
     }
 
     @Test

@@ -208,15 +208,18 @@ class PgHandoffTest {
 
     @Test
     void aHandOffDoesNotPassOverAnotherClientQueuedInTheRow() throws Exception {
-        try (LockClient a = client(pool);
+        CountingDataSource counting = new CountingDataSource(pool);
+        try (LockClient a = client(counting);
                 LockClient b = client(pool)) {
             String name = "no-hand-off-past-the-queue";
             LockOptions slow = LockOptions.builder()
                     .retry(RetryStrategy.fixed(Duration.ofSeconds(60)))
                     .build();
             LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10));
+            long[] remoteGotAt = {0};
             Future<Long> remote = Executors.newSingleThreadExecutor().submit(() -> {
                 try (LockHandle h = b.lock(name, slow).acquire(Duration.ofSeconds(60))) {
+                    remoteGotAt[0] = System.nanoTime();
                     return h.fencingToken();
                 }
             });
@@ -234,11 +237,19 @@ class PgHandoffTest {
                     .atMost(Duration.ofSeconds(10))
                     .until(() -> waiter.getState() == Thread.State.WAITING
                             || waiter.getState() == Thread.State.TIMED_WAITING);
+            counting.start();
+            long released = System.nanoTime();
             held.release();
             long remoteToken = remote.get(10, TimeUnit.SECONDS);
+            assertThat(counting.stop().get(0))
+                    .as("the release, sent as a hand-over (a thread of this client waited)")
+                    .contains("owner = CASE WHEN");
             assertThat(remoteToken)
                     .as("the other client's queued waiter got the lock after the release")
                     .isEqualTo(held.fencingToken() + 1);
+            assertThat(Duration.ofNanos(remoteGotAt[0] - released))
+                    .as("the queued waiter was woken by the release's NOTIFY, not by the safety net")
+                    .isLessThan(LeaseBackend.SAFETY_NET.minusMillis(500));
             assertThat(local.get(10, TimeUnit.SECONDS))
                     .as("the local waiter, after the other client's grant")
                     .isGreaterThan(remoteToken);

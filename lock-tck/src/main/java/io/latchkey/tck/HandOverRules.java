@@ -45,7 +45,9 @@ public interface HandOverRules extends TckRules {
                 b.tryAcquire(request(name, "owner-other", lease)) instanceof Grant,
                 "another client acquired a held lock before the hand-over");
 
+        long start = a.timeSource().nanoTime();
         HandOver r = a.handOver(held, request(name, "owner-next", lease));
+        long end = a.timeSource().nanoTime();
 
         assertTrue(r.held(), "LockBackend.handOver of a held grant answered that the store did not hold it");
         Grant next = r.next();
@@ -69,8 +71,12 @@ public interface HandOverRules extends TckRules {
                 () -> "the handed-over grant has token " + next.fencingToken() + ", not greater than the held grant's "
                         + held.fencingToken() + ": a fenced resource cannot tell the two holders apart");
         assertTrue(
-                next.validUntilNanos() - a.timeSource().nanoTime() > 0,
-                "the handed-over grant was already invalid when the hand-over returned");
+                next.validUntilNanos() - end > 0, "the handed-over grant was already invalid when the hand-over returned");
+        assertTrue(
+                next.validUntilNanos() == Long.MAX_VALUE
+                        || next.validUntilNanos() - lease.toNanos() - (start + (end - start) / 2) <= 0,
+                "LockBackend.handOver reported a validity later than the call's midpoint + lease: count it from before"
+                        + " the request was sent, not from the reply");
         AcquireResult third = b.tryAcquire(request(name, "owner-other", lease));
         assertFalse(third instanceof Grant, "another client acquired the lock a hand-over had just granted");
         Optional<LockInfo> info = b.inspect(name);
