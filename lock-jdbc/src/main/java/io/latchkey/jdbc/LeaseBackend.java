@@ -146,7 +146,11 @@ final class LeaseBackend extends JdbcLockBackend {
                     long since = wakeups.snapshot();
                     int pid = wakeups.pid();
                     long left = waitNanos - (System.nanoTime() - begin);
-                    AcquireResult r = attempt(request, left > 0 && pid != 0 ? pid : null);
+                    // the last attempt (time is up) does not join the queue, but names the pid it is queued under:
+                    // a grant then takes it out of the queue (else it stayed, ahead of others, until a NOTIFY to it was
+                    // passed on, and it made this client's own releases of the name notify it instead of handing over)
+                    Integer me = left > 0 && pid != 0 ? Integer.valueOf(pid) : queuedAs != 0 ? Integer.valueOf(queuedAs) : null;
+                    AcquireResult r = attempt(request, me);
                     if (r instanceof Grant) {
                         granted = true; // the granting statement took this pid out of the queue
                         return r;

@@ -257,6 +257,31 @@ class PgHandoffTest {
     }
 
     @Test
+    void aWaiterGrantedOnItsLastAttemptLeavesTheQueue() throws Exception {
+        // the waiter is second in the queue behind a head that never comes, so the release does not wake it: it looks
+        // again when its wait ends, after the head's grace, and is granted by the attempt it makes with no time left
+        try (LockClient a = client(pool);
+                LockClient b = client(pool);
+                var idle = pool.getConnection()) {
+            String name = "granted-at-the-deadline";
+            LockOptions slow = LockOptions.builder()
+                    .retry(RetryStrategy.fixed(Duration.ofSeconds(60)))
+                    .build();
+            LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10));
+            makeHead(name, pidOf(idle));
+            Future<java.util.Optional<LockHandle>> waiter = Executors.newSingleThreadExecutor()
+                    .submit(() -> b.lock(name, slow).tryAcquire(Duration.ofMillis(1500)));
+            awaitQueued(name, 2);
+            held.release();
+            LockHandle got = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertThat(queued(name))
+                    .as("pids queued once the waiter was granted (the absent head only)")
+                    .isEqualTo(1);
+            got.release();
+        }
+    }
+
+    @Test
     void aReleaseKeepsTheLockForTheWaiterItNotified() throws Exception {
         // the releasing client's next attempt reaches the database before the notified waiter is even told (a NOTIFY
         // arrives about 1 ms after the commit): it must not take the lock back, or a queued waiter starves
