@@ -273,9 +273,14 @@ class BenchIT {
             sampler = new Thread(
                     () -> {
                         while (process.isAlive()) {
+                            // a process first seen while it is being spawned shows the spawn helper, or no command
+                            // at all; later samples show the program it became, so the latest known command is kept
+                            // (keeping the first one missed etcd in one CI rehearsal: it was seen as jspawnhelper)
                             process.descendants()
-                                    .forEach(p -> seen.computeIfAbsent(
-                                            p, h -> h.info().command().orElse("?")));
+                                    .forEach(p -> seen.merge(
+                                            p,
+                                            p.info().command().orElse("?"),
+                                            (before, now) -> now.equals("?") ? before : now));
                             LockSupport.parkNanos(
                                     TimeUnit.MILLISECONDS.toNanos(50)); // a sampling interval, not a wait for state
                         }
