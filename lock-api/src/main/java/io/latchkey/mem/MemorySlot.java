@@ -46,6 +46,11 @@ final class MemorySlot {
         return owner != null && now - expiresAt < 0;
     }
 
+    /** Whether the slot's record is this very grant (owner and token), live or expired. */
+    boolean isRecordOf(Grant g) {
+        return owner != null && owner.equals(g.owner()) && token == g.fencingToken();
+    }
+
     /** The holder's owner id; called only once isHeld has said so, when it is set. */
     String heldBy() {
         return Objects.requireNonNull(owner, "a held slot has its owner");

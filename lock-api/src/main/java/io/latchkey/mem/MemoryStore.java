@@ -266,7 +266,7 @@ public final class MemoryStore {
         }
         s.lock.lock();
         try {
-            if (s.owner != null && s.owner.equals(grant.owner()) && s.token == grant.fencingToken()) {
+            if (s.isRecordOf(grant)) {
                 boolean wasValid = s.isHeld(time.nanoTime());
                 s.clear();
                 return wasValid;
@@ -291,7 +291,7 @@ public final class MemoryStore {
         }
         s.lock.lock();
         try {
-            if (s.owner == null || !s.owner.equals(held.owner()) || s.token != held.fencingToken()) {
+            if (!s.isRecordOf(held)) {
                 return HandOver.released(false);
             }
             long now = time.nanoTime();

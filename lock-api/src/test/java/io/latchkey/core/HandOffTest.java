@@ -77,19 +77,42 @@ class HandOffTest {
         other.close();
     }
 
-    private static CompletableFuture<Optional<LockHandle>> waitFor(LockClient c, String name, LockOptions o) {
-        CompletableFuture<Optional<LockHandle>> f = new CompletableFuture<>();
+    /** A thread of {@code c} waiting up to 30 s for {@code name}, parked (at the gate or in the store) when this returns. */
+    private static Thread waiterThread(
+            LockClient c, String name, LockOptions o, CompletableFuture<Optional<LockHandle>> result) {
         Thread t = new Thread(() -> {
             try {
-                f.complete(c.lock(name, o).tryAcquire(Duration.ofSeconds(30)));
+                result.complete(c.lock(name, o).tryAcquire(Duration.ofSeconds(30)));
             } catch (Throwable e) {
-                f.completeExceptionally(e);
+                result.completeExceptionally(e);
             }
         });
         t.start();
         await().atMost(Duration.ofSeconds(10))
                 .until(() -> t.getState() == Thread.State.TIMED_WAITING || t.getState() == Thread.State.WAITING);
+        return t;
+    }
+
+    private static CompletableFuture<Optional<LockHandle>> waitFor(LockClient c, String name, LockOptions o) {
+        CompletableFuture<Optional<LockHandle>> f = new CompletableFuture<>();
+        waiterThread(c, name, o, f);
         return f;
+    }
+
+    /**
+     * Releases {@code first} on another thread while a waiter of this client waits, and makes the waiter give up after
+     * the release saw it and before the store is asked; the store call is held until the caller opens
+     * {@code handOverGate}. Returns the release's answer.
+     */
+    private CompletableFuture<Boolean> releaseWhileTheWaiterGivesUp(LockHandle first) throws Exception {
+        CompletableFuture<Optional<LockHandle>> quitter = new CompletableFuture<>();
+        Thread t = waiterThread(client, first.name(), LockOptions.defaults(), quitter);
+        handOverGate = new CountDownLatch(1);
+        CompletableFuture<Boolean> released = CompletableFuture.supplyAsync(first::release);
+        await().atMost(Duration.ofSeconds(10)).until(() -> handOvers.get() == 1); // saw the waiter, store not asked yet
+        t.interrupt(); // the waiter gives up
+        assertThat(quitter).failsWithin(Duration.ofSeconds(10));
+        return released;
     }
 
     @Test
@@ -113,32 +136,11 @@ class HandOffTest {
         assertThat(other.lock("h").tryAcquire()).as("free after the waiter's release").isPresent();
     }
 
-    /** A thread that waits for {@code name} until it is interrupted or the wait ends; its state is TIMED_WAITING. */
-    private static Thread waiterThread(
-            LockClient c, String name, Duration wait, CompletableFuture<Optional<LockHandle>> result) {
-        Thread t = new Thread(() -> {
-            try {
-                result.complete(c.lock(name).tryAcquire(wait));
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        });
-        t.start();
-        await().atMost(Duration.ofSeconds(10)).until(() -> t.getState() == Thread.State.TIMED_WAITING);
-        return t;
-    }
-
     @Test
     @DisplayName("a grant handed over to a waiter that gave up meanwhile is given back to the store")
     void aHandOffNobodyTakesIsGivenBack() throws Exception {
         LockHandle first = client.lock("g").tryAcquire().orElseThrow();
-        CompletableFuture<Optional<LockHandle>> waiter = new CompletableFuture<>();
-        Thread t = waiterThread(client, "g", Duration.ofSeconds(30), waiter);
-        handOverGate = new CountDownLatch(1);
-        CompletableFuture<Boolean> released = CompletableFuture.supplyAsync(first::release);
-        await().atMost(Duration.ofSeconds(10)).until(() -> handOvers.get() == 1); // saw the waiter, store not asked yet
-        t.interrupt(); // the waiter gives up
-        assertThat(waiter).failsWithin(Duration.ofSeconds(10));
+        CompletableFuture<Boolean> released = releaseWhileTheWaiterGivesUp(first);
         handOverGate.countDown();
 
         assertThat(released.get(10, TimeUnit.SECONDS)).isTrue();
@@ -151,15 +153,9 @@ class HandOffTest {
     @DisplayName("a grant handed over while its waiter gave up is held by the next thread to enter")
     void aHandOffWhoseWaiterGaveUpGoesToTheNextThread() throws Exception {
         LockHandle first = client.lock("n").tryAcquire().orElseThrow();
-        CompletableFuture<Optional<LockHandle>> quitter = new CompletableFuture<>();
-        Thread t = waiterThread(client, "n", Duration.ofSeconds(30), quitter);
-        handOverGate = new CountDownLatch(1);
-        CompletableFuture<Boolean> released = CompletableFuture.supplyAsync(first::release);
-        await().atMost(Duration.ofSeconds(10)).until(() -> handOvers.get() == 1);
-        t.interrupt();
-        assertThat(quitter).failsWithin(Duration.ofSeconds(10));
-        CompletableFuture<Optional<LockHandle>> next = new CompletableFuture<>();
-        waiterThread(client, "n", Duration.ofSeconds(30), next); // queued behind the releaser's permit
+        CompletableFuture<Boolean> released = releaseWhileTheWaiterGivesUp(first);
+        CompletableFuture<Optional<LockHandle>> next =
+                waitFor(client, "n", LockOptions.defaults()); // queued behind the releaser's permit
         int attemptsBefore = attempts.get();
         handOverGate.countDown();
 

@@ -174,19 +174,7 @@ class PgHandoffTest {
         try (LockClient a = client(counting)) {
             String name = "one-statement-hand-off";
             LockHandle held = a.lock(name).acquire(Duration.ofSeconds(10));
-            java.util.concurrent.CompletableFuture<LockHandle> next = new java.util.concurrent.CompletableFuture<>();
-            Thread waiter = new Thread(() -> {
-                try {
-                    next.complete(a.lock(name).acquire(Duration.ofSeconds(30)));
-                } catch (Throwable e) {
-                    next.completeExceptionally(e);
-                }
-            });
-            waiter.start();
-            org.awaitility.Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
-                    .until(() -> waiter.getState() == Thread.State.WAITING
-                            || waiter.getState() == Thread.State.TIMED_WAITING);
+            java.util.concurrent.CompletableFuture<LockHandle> next = waitingThread(a, name, LockOptions.defaults());
             counting.start();
             assertThat(held.release()).isTrue();
             LockHandle got = next.get(10, TimeUnit.SECONDS);
@@ -224,19 +212,7 @@ class PgHandoffTest {
                 }
             });
             awaitQueued(name, 1);
-            java.util.concurrent.CompletableFuture<Long> local = new java.util.concurrent.CompletableFuture<>();
-            Thread waiter = new Thread(() -> {
-                try (LockHandle h = a.lock(name, slow).acquire(Duration.ofSeconds(60))) {
-                    local.complete(h.fencingToken());
-                } catch (Throwable e) {
-                    local.completeExceptionally(e);
-                }
-            });
-            waiter.start();
-            org.awaitility.Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
-                    .until(() -> waiter.getState() == Thread.State.WAITING
-                            || waiter.getState() == Thread.State.TIMED_WAITING);
+            java.util.concurrent.CompletableFuture<LockHandle> local = waitingThread(a, name, slow);
             counting.start();
             long released = System.nanoTime();
             held.release();
@@ -250,9 +226,11 @@ class PgHandoffTest {
             assertThat(Duration.ofNanos(remoteGotAt[0] - released))
                     .as("the queued waiter was woken by the release's NOTIFY, not by the safety net")
                     .isLessThan(LeaseBackend.SAFETY_NET.minusMillis(500));
-            assertThat(local.get(10, TimeUnit.SECONDS))
+            LockHandle localHandle = local.get(10, TimeUnit.SECONDS);
+            assertThat(localHandle.fencingToken())
                     .as("the local waiter, after the other client's grant")
                     .isGreaterThan(remoteToken);
+            localHandle.release();
         }
     }
 
@@ -356,6 +334,25 @@ class PgHandoffTest {
                         .isLessThan(LeaseBackend.SAFETY_NET.minusMillis(500));
             }
         }
+    }
+
+    /** A thread of {@code c} waiting up to 60 s for {@code name}, parked at the client's gate when this returns. */
+    private static java.util.concurrent.CompletableFuture<LockHandle> waitingThread(
+            LockClient c, String name, LockOptions options) {
+        java.util.concurrent.CompletableFuture<LockHandle> got = new java.util.concurrent.CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                got.complete(c.lock(name, options).acquire(Duration.ofSeconds(60)));
+            } catch (Throwable e) {
+                got.completeExceptionally(e);
+            }
+        });
+        waiter.start();
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> waiter.getState() == Thread.State.WAITING
+                        || waiter.getState() == Thread.State.TIMED_WAITING);
+        return got;
     }
 
     private static int pidOf(java.sql.Connection c) throws java.sql.SQLException {
