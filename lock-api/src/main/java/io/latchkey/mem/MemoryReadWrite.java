@@ -52,9 +52,8 @@ final class MemoryReadWrite {
         store.checkAvailable(req.name());
         long start = time.nanoTime();
         Entry e = entry(req.name());
-        e.lock.lock();
+        long now = MemoryStore.lockAt(e.lock, start, time);
         try {
-            long now = time.nanoTime();
             drop(e, now);
             boolean write = req.kind().type() == GrantKind.Type.WRITE;
             Map<String, Holder> side = write ? e.writers : e.readers;
@@ -92,9 +91,8 @@ final class MemoryReadWrite {
         store.checkAvailable(write.name());
         long start = time.nanoTime();
         Entry e = entry(write.name());
-        e.lock.lock();
+        long now = MemoryStore.lockAt(e.lock, start, time);
         try {
-            long now = time.nanoTime();
             drop(e, now);
             Holder w = e.writers.get(write.owner());
             if (w == null || w.token != write.fencingToken()) {
@@ -144,9 +142,8 @@ final class MemoryReadWrite {
         store.checkAvailable(grant.name());
         long start = time.nanoTime();
         Entry e = entry(grant.name());
-        e.lock.lock();
+        long now = MemoryStore.lockAt(e.lock, start, time);
         try {
-            long now = time.nanoTime();
             drop(e, now);
             Map<String, Holder> side = sideOf(e, grant);
             Holder h = side.get(grant.owner());

@@ -56,9 +56,8 @@ final class MemorySemaphores {
         GrantKind kind = req.kind();
         long start = time.nanoTime();
         Semaphore s = semaphore(req.name());
-        s.lock.lock();
+        long now = MemoryStore.lockAt(s.lock, start, time);
         try {
-            long now = time.nanoTime();
             checkLimit(s, req.name(), kind.limit());
             s.limit = kind.limit(); // defined by the first acquisition, for the life of the store
             int used = dropExpired(s, now);
@@ -97,9 +96,8 @@ final class MemorySemaphores {
         store.checkAvailable(grant.name());
         long start = time.nanoTime();
         Semaphore s = semaphore(grant.name());
-        s.lock.lock();
+        long now = MemoryStore.lockAt(s.lock, start, time);
         try {
-            long now = time.nanoTime();
             dropExpired(s, now);
             Holder h = s.holders.get(grant.owner());
             if (h != null && h.token == grant.fencingToken()) {

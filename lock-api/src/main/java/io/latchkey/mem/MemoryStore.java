@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /*
@@ -30,6 +31,11 @@ import org.jspecify.annotations.Nullable;
  * tickets, each with its own Condition: a release signals only the head ticket (one waiter, not all), and
  * non-queued waiters (awaitChange) share one Condition signalled once per release. Loss notifications to
  * holders (virtual expiry, forced release) are sent after the slot lock is released.
+ *
+ * Clock readings. A step reads the clock before it takes the slot's lock (a grant's validity counts from there) and
+ * judges expiry under the lock; when the lock was free at once, the first reading is that time too (lockAt), so an
+ * uncontended step reads the clock once, not twice. An earlier "now" is the safe side: a holder seen as live a moment
+ * longer, a grant that ends a moment sooner.
  */
 /**
  * An in-memory lock store, shared by every {@code mem:} client that uses it as a server is shared by its clients;
@@ -146,13 +152,29 @@ public final class MemoryStore {
     /** Per thread, the slot and its count of ends at this thread's last busy answer (the core waits on that thread). */
     private final ThreadLocal<Seen> lastBusy = new ThreadLocal<>();
 
+    /**
+     * Takes {@code lock} and answers the store's time for the step: {@code before} (read just before) when the lock
+     * was free at once, else a reading taken under it. See the note on top.
+     */
+    static long lockAt(ReentrantLock lock, long before, TimeSource time) {
+        if (lock.tryLock()) {
+            return before;
+        }
+        lock.lock();
+        try {
+            return time.nanoTime();
+        } catch (RuntimeException | Error e) { // a clock that throws: the caller's finally is not yet in force
+            lock.unlock();
+            throw e;
+        }
+    }
+
     AcquireResult tryAcquire(AcquireRequest req, MemoryBackend by) {
         checkAvailable(req.name());
         long start = time.nanoTime();
         MemorySlot s = slot(req.name());
-        s.lock.lock();
+        long now = lockAt(s.lock, start, time);
         try {
-            long now = time.nanoTime();
             if (s.isHeld(now)) {
                 if (req.owner().equals(s.owner)) {
                     return s.currentGrant(req.name());
@@ -176,17 +198,17 @@ public final class MemoryStore {
         }
         checkAvailable(req.name());
         long start = time.nanoTime();
-        long deadline = System.nanoTime() + Math.min(maxWait.toNanos(), Long.MAX_VALUE / 4);
         MemorySlot s = slot(req.name());
-        s.lock.lock();
+        long now = lockAt(s.lock, start, time);
         try {
-            long now = time.nanoTime();
             if (s.isHeld(now) && req.owner().equals(s.owner)) {
                 return s.currentGrant(req.name());
             }
             if (!s.isHeld(now) && s.queue.isEmpty()) {
                 return s.grant(req, by, start, now);
             }
+            // the wait is counted from here, on the real clock (Condition.awaitNanos): a free slot never needed it
+            long deadline = System.nanoTime() + Math.min(maxWait.toNanos(), Long.MAX_VALUE / 4);
             MemorySlot.Ticket me = new MemorySlot.Ticket(s.lock.newCondition());
             s.queue.addLast(me);
             try {
@@ -244,9 +266,8 @@ public final class MemoryStore {
         checkAvailable(grant.name());
         long start = time.nanoTime();
         MemorySlot s = slot(grant.name());
-        s.lock.lock();
+        long now = lockAt(s.lock, start, time);
         try {
-            long now = time.nanoTime();
             if (s.isHeld(now) && grant.owner().equals(s.owner) && s.token == grant.fencingToken()) {
                 s.expiresAt = now + lease.toNanos();
                 return RenewResult.renewed(start + lease.toNanos());
@@ -289,12 +310,11 @@ public final class MemoryStore {
         if (s == null) {
             return HandOver.released(false);
         }
-        s.lock.lock();
+        long now = lockAt(s.lock, start, time);
         try {
             if (!s.isRecordOf(held)) {
                 return HandOver.released(false);
             }
-            long now = time.nanoTime();
             if (!s.isHeld(now) || !s.queue.isEmpty()) {
                 boolean wasValid = s.isHeld(now);
                 s.clear();
@@ -403,7 +423,8 @@ public final class MemoryStore {
         }
     }
 
-    private MemorySlot slot(String lockName) {
+    /** The name's slot, made on first use (package-private for the tests that hold its lock). */
+    MemorySlot slot(String lockName) {
         MemorySlot s = slots.get(lockName);
         return s != null ? s : slots.computeIfAbsent(lockName, n -> new MemorySlot());
     }
