@@ -6,7 +6,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,10 +33,12 @@ import org.slf4j.LoggerFactory;
  *   real timer if it still needs one. A lock released before the next sweep never touches the skip list. A sweep
  *   comes DEFER after the push that found none coming (`sweepScheduled`: claimed with a CAS, cleared by that sweep
  *   before it takes the stack, so a push after the take schedules the next one; a schedule that fails gives the
- *   claim back, and the next push schedules the sweep that arms what was left), and at once when the stack reaches
- *   SWEEP_AT_DEPTH (each node knows its depth, so exactly one push sees it): the stack keeps few released grants
+ *   claim back, and the next push schedules the sweep that arms what was left), and at once when a stack reaches
+ *   SWEEP_AT_DEPTH (each node knows its depth, so exactly one push sees it): the stacks keep few released grants
  *   reachable however fast locks are taken (while the timer thread keeps up: one deep sweep per stack), and a
- *   client taking locks slowly costs about two wake-ups per DEFER.
+ *   client taking locks slowly costs about two wake-ups per DEFER. There is one stack per thread stripe
+ *   (ThreadStripes), each on its own cache line, and a sweep takes them all: threads acquiring at once on different
+ *   cores do not push onto one head (at 8 threads one shared head was an eighth of the core's time).
  * Times are System.nanoTime() values compared by subtraction, as nanoTime requires.
  */
 final class DeadlineTimer {
@@ -83,8 +85,10 @@ final class DeadlineTimer {
     static final long DEFER_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Only a first event at least this far away is armed lazily: several DEFERs, for a thread that runs late. */
     static final long DEFER_FROM_NANOS = 4 * DEFER_NANOS;
-    /** A stack this deep is swept at once: what released grants the stack keeps reachable, while the thread keeps up. */
+    /** A stack this deep is swept at once: what released grants a stack keeps reachable, while the thread keeps up. */
     static final int SWEEP_AT_DEPTH = 1024;
+    /** Deferred stacks, a power of two; a thread pushes onto its stripe's. */
+    private static final int STACKS = 8;
 
     /** A holder of a timer that it may arm lazily (armLater); the holder is its own stack node. */
     abstract static class Deferred {
@@ -100,7 +104,8 @@ final class DeadlineTimer {
     }
 
     private final ConcurrentSkipListSet<Timeout> pending = new ConcurrentSkipListSet<>();
-    private final AtomicReference<@org.jspecify.annotations.Nullable Deferred> deferred = new AtomicReference<>();
+    private final AtomicReferenceArray<@org.jspecify.annotations.Nullable Deferred> deferred =
+            new AtomicReferenceArray<>(STACKS * ThreadStripes.SPACING);
     private final AtomicBoolean sweepScheduled = new AtomicBoolean();
     private final Runnable sweep = () -> {
         sweepScheduled.set(false); // before the take: a push after it schedules the next sweep
@@ -148,12 +153,13 @@ final class DeadlineTimer {
         if (shutdown) {
             throw new RejectedExecutionException("the timer is shut down");
         }
+        int stack = ThreadStripes.index(STACKS);
         Deferred head;
         do {
-            head = deferred.get();
+            head = deferred.get(stack);
             d.nextDeferred = head;
             d.depth = head == null ? 1 : head.depth + 1;
-        } while (!deferred.compareAndSet(head, d));
+        } while (!deferred.compareAndSet(stack, head, d));
         if (d.depth == SWEEP_AT_DEPTH) {
             schedule(sweepNow, 0); // exactly one push sees this depth; the timed sweep still comes for the rest
         }
@@ -167,9 +173,17 @@ final class DeadlineTimer {
         }
     }
 
-    /** The sweep: every holder deferred since the last one arms its timer now. */
+    /** The sweep: every holder deferred since the last one, on every stack, arms its timer now. */
     private void armDeferred() {
-        Deferred d = deferred.getAndSet(null);
+        for (int stack = 0; stack < STACKS * ThreadStripes.SPACING; stack += ThreadStripes.SPACING) {
+            if (deferred.get(stack) != null) {
+                arm(deferred.getAndSet(stack, null));
+            }
+        }
+    }
+
+    private static void arm(@org.jspecify.annotations.Nullable Deferred taken) {
+        Deferred d = taken;
         while (d != null) {
             Deferred next = d.nextDeferred;
             d.nextDeferred = null;
@@ -186,7 +200,9 @@ final class DeadlineTimer {
     void shutdown() {
         shutdown = true;
         pending.clear();
-        deferred.set(null); // the client ends its grants itself
+        for (int stack = 0; stack < STACKS * ThreadStripes.SPACING; stack += ThreadStripes.SPACING) {
+            deferred.set(stack, null); // the client ends its grants itself
+        }
         LockSupport.unpark(thread);
     }
 

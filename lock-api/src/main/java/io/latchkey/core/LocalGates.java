@@ -40,12 +40,9 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
  */
 final class LocalGates {
     private static final int SPARE_SLOTS = 16; // a power of two: a thread's slot is its id's low bits
-    // slots a cache line apart (16 compressed references, or 8 wide ones, per 64 bytes; 16 is the wider spacing):
-    // threads on different cores taking and giving back spares do not write to one line
-    private static final int SLOT_SPACING = 16;
 
     private final ConcurrentHashMap<String, Gate> gates = new ConcurrentHashMap<>();
-    private final AtomicReferenceArray<Gate> spares = new AtomicReferenceArray<>(SPARE_SLOTS * SLOT_SPACING);
+    private final AtomicReferenceArray<Gate> spares = new AtomicReferenceArray<>(SPARE_SLOTS * ThreadStripes.SPACING);
     /** Gives a grant that was handed over and never taken back to the store (best effort). */
     private final java.util.function.Consumer<Grant> untakenHandOffs;
 
@@ -200,9 +197,8 @@ final class LocalGates {
         }
     }
 
-    @SuppressWarnings("deprecation") // Thread.threadId() is JDK 19+; getId() is the same number
     private static int slotOfThisThread() {
-        return ((int) Thread.currentThread().getId() & (SPARE_SLOTS - 1)) * SLOT_SPACING;
+        return ThreadStripes.index(SPARE_SLOTS); // slots a cache line apart: threads on different cores do not share one
     }
 
     /** The grants held now: a snapshot, weakly consistent as the map's iterator is. */

@@ -33,19 +33,7 @@ class DeadlineTimerTest {
     void deferredArmingsAreSweptByTimeAndByDepth() throws Exception {
         AtomicInteger armed = new AtomicInteger();
         // the timer thread is kept busy while the stack is built, so that no sweep runs before the counts are read
-        CountDownLatch busy = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        timer.schedule(
-                () -> {
-                    busy.countDown();
-                    try {
-                        release.await();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                },
-                0);
-        assertThat(busy.await(5, TimeUnit.SECONDS)).isTrue();
+        CountDownLatch release = holdTheTimerThread();
         long before = timer.scheduledCount();
         try {
             for (int i = 0; i < DeadlineTimer.SWEEP_AT_DEPTH - 1; i++) {
@@ -63,6 +51,48 @@ class DeadlineTimerTest {
         // a later push is armed too: by the timed sweep if it is still to come, else by one of its own
         timer.armLater(new CountingDeferred(armed));
         await().atMost(Duration.ofSeconds(5)).until(() -> armed.get() == DeadlineTimer.SWEEP_AT_DEPTH + 1);
+    }
+
+    @Test
+    @DisplayName("deferred armings pushed by many threads (onto their stripes' stacks) are all armed by one timed sweep")
+    void oneSweepArmsTheDeferredOfEveryThread() throws Exception {
+        AtomicInteger armed = new AtomicInteger();
+        int threads = 16;
+        int each = 50; // 800 in all, no stack SWEEP_AT_DEPTH deep: only the timed sweep arms them
+        CountDownLatch release = holdTheTimerThread();
+        long before = timer.scheduledCount();
+        try {
+            Thread[] pushers = new Thread[threads];
+            for (int t = 0; t < threads; t++) {
+                pushers[t] = new Thread(() -> {
+                    for (int i = 0; i < each; i++) {
+                        timer.armLater(new CountingDeferred(armed));
+                    }
+                });
+                pushers[t].start();
+            }
+            for (Thread t : pushers) {
+                t.join();
+            }
+            assertThat(timer.scheduledCount() - before).as("sweeps scheduled").isEqualTo(1);
+        } finally {
+            release.countDown();
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> armed.get() == threads * each);
+    }
+
+    /** Keeps the timer thread in a task until the returned latch is counted down: no sweep runs meanwhile. */
+    private CountDownLatch holdTheTimerThread() throws InterruptedException {
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        timer.schedule(
+                () -> {
+                    busy.countDown();
+                    awaitQuietly(release, Duration.ofSeconds(30));
+                },
+                0);
+        assertThat(busy.await(5, TimeUnit.SECONDS)).isTrue();
+        return release;
     }
 
     private static final class CountingDeferred extends DeadlineTimer.Deferred {
@@ -144,8 +174,12 @@ class DeadlineTimerTest {
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
+        awaitQuietly(latch, Duration.ofSeconds(5));
+    }
+
+    private static void awaitQuietly(CountDownLatch latch, Duration atMost) {
         try {
-            latch.await(5, TimeUnit.SECONDS);
+            latch.await(atMost.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
