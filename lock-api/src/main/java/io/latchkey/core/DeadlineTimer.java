@@ -32,13 +32,15 @@ import org.slf4j.LoggerFactory;
  *   stack (the holder is the node: no allocation), and a sweep takes the whole stack and lets each holder arm its
  *   real timer if it still needs one. A lock released before the next sweep never touches the skip list. A sweep
  *   comes DEFER after the push that found none coming (`sweepScheduled`: claimed with a CAS, cleared by that sweep
- *   before it takes the stack, so a push after the take schedules the next one; a schedule that fails gives the
+ *   before it takes the stacks, so a push after the take schedules the next one; a schedule that fails gives the
  *   claim back, and the next push schedules the sweep that arms what was left), and at once when a stack reaches
  *   SWEEP_AT_DEPTH (each node knows its depth, so exactly one push sees it): the stacks keep few released grants
  *   reachable however fast locks are taken (while the timer thread keeps up: one deep sweep per stack), and a
  *   client taking locks slowly costs about two wake-ups per DEFER. There is one stack per thread stripe
  *   (ThreadStripes), each on its own cache line, and a sweep takes them all: threads acquiring at once on different
- *   cores do not push onto one head (at 8 threads one shared head was an eighth of the core's time).
+ *   cores do not push onto one head (at 8 threads one shared head was an eighth of the core's time). Each stack is
+ *   swept at SWEEP_AT_DEPTH, so up to STACKS times that many released grants can wait for a sweep (a few megabytes
+ *   at most), while one thread's cycles still cost one wake-up per SWEEP_AT_DEPTH.
  * Times are System.nanoTime() values compared by subtraction, as nanoTime requires.
  */
 final class DeadlineTimer {
@@ -89,6 +91,8 @@ final class DeadlineTimer {
     static final int SWEEP_AT_DEPTH = 1024;
     /** Deferred stacks, a power of two; a thread pushes onto its stripe's. */
     private static final int STACKS = 8;
+    /** The stacks' slots in `deferred`: one every ThreadStripes.SPACING. */
+    private static final int STACK_SLOTS = STACKS * ThreadStripes.SPACING;
 
     /** A holder of a timer that it may arm lazily (armLater); the holder is its own stack node. */
     abstract static class Deferred {
@@ -105,7 +109,7 @@ final class DeadlineTimer {
 
     private final ConcurrentSkipListSet<Timeout> pending = new ConcurrentSkipListSet<>();
     private final AtomicReferenceArray<@org.jspecify.annotations.Nullable Deferred> deferred =
-            new AtomicReferenceArray<>(STACKS * ThreadStripes.SPACING);
+            new AtomicReferenceArray<>(STACK_SLOTS);
     private final AtomicBoolean sweepScheduled = new AtomicBoolean();
     private final Runnable sweep = () -> {
         sweepScheduled.set(false); // before the take: a push after it schedules the next sweep
@@ -175,15 +179,15 @@ final class DeadlineTimer {
 
     /** The sweep: every holder deferred since the last one, on every stack, arms its timer now. */
     private void armDeferred() {
-        for (int stack = 0; stack < STACKS * ThreadStripes.SPACING; stack += ThreadStripes.SPACING) {
+        for (int stack = 0; stack < STACK_SLOTS; stack += ThreadStripes.SPACING) {
             if (deferred.get(stack) != null) {
                 arm(deferred.getAndSet(stack, null));
             }
         }
     }
 
-    private static void arm(@org.jspecify.annotations.Nullable Deferred taken) {
-        Deferred d = taken;
+    /** Lets each holder of a stack taken by a sweep arm its timer. */
+    private static void arm(@org.jspecify.annotations.Nullable Deferred d) {
         while (d != null) {
             Deferred next = d.nextDeferred;
             d.nextDeferred = null;
@@ -200,7 +204,7 @@ final class DeadlineTimer {
     void shutdown() {
         shutdown = true;
         pending.clear();
-        for (int stack = 0; stack < STACKS * ThreadStripes.SPACING; stack += ThreadStripes.SPACING) {
+        for (int stack = 0; stack < STACK_SLOTS; stack += ThreadStripes.SPACING) {
             deferred.set(stack, null); // the client ends its grants itself
         }
         LockSupport.unpark(thread);

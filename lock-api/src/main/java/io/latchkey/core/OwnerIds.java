@@ -30,9 +30,9 @@ final class OwnerIds {
     }
 
     String next() {
-        int stripe = ThreadStripes.index(STRIPES);
-        long count = counts.incrementAndGet(stripe);
-        return clientId + ':' + (count * STRIPES + stripe / ThreadStripes.SPACING);
+        int slot = ThreadStripes.index(STRIPES);
+        long count = counts.incrementAndGet(slot);
+        return clientId + ':' + (count * STRIPES + slot / ThreadStripes.SPACING); // + the stripe
     }
 
     private static String defaultLabel() {

@@ -91,8 +91,9 @@ final class MemoryReadWrite {
         store.checkAvailable(write.name());
         long start = time.nanoTime();
         Entry e = entry(write.name());
-        long now = MemoryStore.lockAt(e.lock, start, time);
+        e.lock.lock();
         try {
+            long now = time.nanoTime(); // the caller's own grant: judged by a reading under the lock
             drop(e, now);
             Holder w = e.writers.get(write.owner());
             if (w == null || w.token != write.fencingToken()) {
@@ -142,8 +143,9 @@ final class MemoryReadWrite {
         store.checkAvailable(grant.name());
         long start = time.nanoTime();
         Entry e = entry(grant.name());
-        long now = MemoryStore.lockAt(e.lock, start, time);
+        e.lock.lock();
         try {
+            long now = time.nanoTime(); // the caller's own grant: judged by a reading under the lock
             drop(e, now);
             Map<String, Holder> side = sideOf(e, grant);
             Holder h = side.get(grant.owner());

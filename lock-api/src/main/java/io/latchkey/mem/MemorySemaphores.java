@@ -96,8 +96,9 @@ final class MemorySemaphores {
         store.checkAvailable(grant.name());
         long start = time.nanoTime();
         Semaphore s = semaphore(grant.name());
-        long now = MemoryStore.lockAt(s.lock, start, time);
+        s.lock.lock();
         try {
+            long now = time.nanoTime(); // the caller's own grant: judged by a reading under the lock
             dropExpired(s, now);
             Holder h = s.holders.get(grant.owner());
             if (h != null && h.token == grant.fencingToken()) {

@@ -33,9 +33,12 @@ import org.jspecify.annotations.Nullable;
  * holders (virtual expiry, forced release) are sent after the slot lock is released.
  *
  * Clock readings. A step reads the clock before it takes the slot's lock (a grant's validity counts from there) and
- * judges expiry under the lock; when the lock was free at once, the first reading is that time too (lockAt), so an
- * uncontended step reads the clock once, not twice. An earlier "now" is the safe side: a holder seen as live a moment
- * longer, a grant that ends a moment sooner.
+ * judges expiry under the lock. A step that may grant (tryAcquire, acquire) takes the first reading for that time too
+ * when the lock was free at once (lockAt), so an uncontended acquisition reads the clock once, not twice. For a grant
+ * an earlier "now" is the safe side, however much earlier (the thread may have paused before the lock): a holder seen
+ * as live longer, a new grant that ends sooner. It is not the safe side for a step that judges whether the caller's
+ * own grant still stands (renew, hand-over, downgrade, release): an earlier "now" could find alive a grant that had
+ * already ended, and renew would revive it. Those read the clock under the lock.
  */
 /**
  * An in-memory lock store, shared by every {@code mem:} client that uses it as a server is shared by its clients;
@@ -163,7 +166,7 @@ public final class MemoryStore {
         lock.lock();
         try {
             return time.nanoTime();
-        } catch (RuntimeException | Error e) { // a clock that throws: the caller's finally is not yet in force
+        } catch (Throwable e) { // a clock that throws: the caller's finally is not yet in force
             lock.unlock();
             throw e;
         }
@@ -207,8 +210,10 @@ public final class MemoryStore {
             if (!s.isHeld(now) && s.queue.isEmpty()) {
                 return s.grant(req, by, start, now);
             }
-            // the wait is counted from here, on the real clock (Condition.awaitNanos): a free slot never needed it
-            long deadline = System.nanoTime() + Math.min(maxWait.toNanos(), Long.MAX_VALUE / 4);
+            // the wait runs on the real clock (Condition.awaitNanos), from the call's start when the store's clock is
+            // the real one (a free slot never needs the deadline)
+            long deadline = (time == TimeSource.system() ? start : System.nanoTime())
+                    + Math.min(maxWait.toNanos(), Long.MAX_VALUE / 4);
             MemorySlot.Ticket me = new MemorySlot.Ticket(s.lock.newCondition());
             s.queue.addLast(me);
             try {
@@ -217,7 +222,7 @@ public final class MemoryStore {
                     if (s.queue.peekFirst() == me && !s.isHeld(now)) {
                         s.queue.removeFirst();
                         checkAvailable(req.name());
-                        return s.grant(req, by, time.nanoTime(), now);
+                        return s.grant(req, by, now, now); // its validity and its expiry from one reading
                     }
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
@@ -266,8 +271,9 @@ public final class MemoryStore {
         checkAvailable(grant.name());
         long start = time.nanoTime();
         MemorySlot s = slot(grant.name());
-        long now = lockAt(s.lock, start, time);
+        s.lock.lock();
         try {
+            long now = time.nanoTime(); // the caller's own grant: judged by a reading under the lock
             if (s.isHeld(now) && grant.owner().equals(s.owner) && s.token == grant.fencingToken()) {
                 s.expiresAt = now + lease.toNanos();
                 return RenewResult.renewed(start + lease.toNanos());
@@ -310,8 +316,9 @@ public final class MemoryStore {
         if (s == null) {
             return HandOver.released(false);
         }
-        long now = lockAt(s.lock, start, time);
+        s.lock.lock();
         try {
+            long now = time.nanoTime(); // the caller's own grant: judged by a reading under the lock
             if (!s.isRecordOf(held)) {
                 return HandOver.released(false);
             }
