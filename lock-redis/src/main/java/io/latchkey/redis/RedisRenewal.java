@@ -1,13 +1,16 @@
 package io.latchkey.redis;
 
 import static io.latchkey.redis.RedisScripts.asLong;
-import static io.latchkey.redis.RedisScripts.bytes;
 import static io.latchkey.redis.RedisScripts.utf8;
 
 import io.latchkey.LockLoss;
 import io.latchkey.spi.Grant;
 import io.latchkey.spi.RenewResult;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -23,6 +26,12 @@ import org.jspecify.annotations.Nullable;
  * renewal scheduler, and each round's replies are a snapshot (NodeRound).
  */
 final class RedisRenewal {
+    /** RENEW_MANY's answers: renewed; not held by the owner with this token; not held and the fence gone too. */
+    private static final byte RENEWED = '1';
+
+    private static final byte NOT_HELD = '0';
+    private static final byte DATA_LOST = '-';
+
     private final RedisConnection connection;
     private final RedisKeys keys;
     private final RedisGrants grants;
@@ -44,28 +53,61 @@ final class RedisRenewal {
     }
 
     /**
-     * RENEW_MANY on every node, one call each, until every grant is decided (a quorum renewed it, or so many refused
-     * that none can), each grant judged as {@link #renew(String, Duration, Function)} judges one. A grant still
-     * undecided when the round ends (too few nodes answered for it: a grant a node missed when it was acquired, with
-     * another node down now), or renewed only after its new validity, is answered null, an outage for that grant
-     * alone; a round no node answered is an outage for the batch.
+     * RENEW_MANY on every node, one call each per lease the batch asks for (almost always one: the grants of a client
+     * mostly share their lock options), until every grant is decided (a quorum renewed it, or so many refused that
+     * none can), each grant judged as {@link #renew(String, Duration, Function)} judges one. A grant still undecided
+     * when the round ends (too few nodes answered for it: a grant a node missed when it was acquired, with another
+     * node down now), or renewed only after its new validity, is answered null, an outage for that grant alone; a
+     * round no node answered is an outage for the batch.
      */
-    java.util.List<@Nullable RenewResult> renewAll(java.util.List<Grant> batch, java.util.List<Duration> leases) {
+    List<@Nullable RenewResult> renewAll(List<Grant> batch, List<Duration> leases) {
+        Duration lease = leases.get(0);
         int size = batch.size();
-        byte[][] params = new byte[5 * size][];
+        int other = 1;
+        while (other < size && leases.get(other).equals(lease)) {
+            other++;
+        }
+        if (other == size) {
+            return java.util.Arrays.asList(renewWithOneLease(batch, lease));
+        }
+        // leases differ (other lock options, or a lease cut to maxHold): one round per lease, each grant answered in
+        // its place
+        Map<Duration, List<Integer>> byLease = new LinkedHashMap<>();
         for (int i = 0; i < size; i++) {
-            Grant g = batch.get(i);
-            GrantBytes b = GrantBytes.of(g, keys);
+            byLease.computeIfAbsent(leases.get(i), l -> new ArrayList<>()).add(i);
+        }
+        @Nullable RenewResult[] out = new RenewResult[size];
+        for (Map.Entry<Duration, List<Integer>> group : byLease.entrySet()) {
+            List<Integer> at = group.getValue();
+            List<Grant> grantsOfLease = new ArrayList<>(at.size());
+            for (int i : at) {
+                grantsOfLease.add(batch.get(i));
+            }
+            @Nullable RenewResult[] answered = renewWithOneLease(grantsOfLease, group.getKey());
+            for (int j = 0; j < answered.length; j++) {
+                out[at.get(j)] = answered[j];
+            }
+        }
+        return java.util.Arrays.asList(out);
+    }
+
+    /** One RENEW_MANY round for grants that all ask for {@code lease}: see {@link #renewAll(List, List)}. */
+    private @Nullable RenewResult[] renewWithOneLease(List<Grant> batch, Duration lease) {
+        int size = batch.size();
+        // KEYS: lock and fence of each grant; ARGV: the lease, then owner and token of each grant
+        byte[][] params = new byte[4 * size + 1][];
+        params[2 * size] = grants.storeTtlArgument(lease);
+        for (int i = 0; i < size; i++) {
+            GrantBytes b = GrantBytes.of(batch.get(i), keys);
             params[2 * i] = b.keys.lock();
             params[2 * i + 1] = b.keys.fence();
-            params[2 * size + 3 * i] = b.owner;
-            params[2 * size + 3 * i + 1] = grants.storeTtlArgument(leases.get(i));
-            params[2 * size + 3 * i + 2] = b.token;
+            params[2 * size + 1 + 2 * i] = b.owner;
+            params[2 * size + 2 + 2 * i] = b.token;
         }
         int n = connection.nodes().size();
         int quorum = connection.quorum();
         long start = System.nanoTime();
-        NodeRound.Replies<java.util.List<Long>> replies = connection.round(
+        NodeRound.Replies<byte[]> replies = connection.round(
                 connection.nodes(),
                 node -> answers(node.eval(RedisScripts.RENEW_MANY, 2 * size, params), size),
                 start + connection.timeoutNanos(),
@@ -78,8 +120,9 @@ final class RedisRenewal {
                     "renewing " + size + " locks in one batch: " + errors.summary(replies, quorum + " answers needed"),
                     replies);
         }
-        java.util.List<@Nullable RenewResult> out = new java.util.ArrayList<>(size);
-        long now = System.nanoTime();
+        @Nullable RenewResult[] out = new RenewResult[size];
+        long validUntil = start + lease.toNanos();
+        boolean inTime = System.nanoTime() - validUntil < 0;
         for (int i = 0; i < size; i++) {
             // counted in one pass over the nodes, no predicate per grant: a batch holds up to RENEWAL_BATCH grants
             int renewed = 0;
@@ -87,12 +130,12 @@ final class RedisRenewal {
             int dataLost = 0;
             for (int k = 0; k < n; k++) {
                 if (replies.ok(k)) {
-                    long v = replies.value(k).get(i);
-                    if (v == 1) {
+                    byte v = replies.value(k)[i];
+                    if (v == RENEWED) {
                         renewed++;
                     } else {
                         gone++;
-                        if (v == -1) {
+                        if (v == DATA_LOST) {
                             dataLost++;
                         }
                     }
@@ -100,12 +143,11 @@ final class RedisRenewal {
             }
             if (renewed >= quorum) {
                 // renewed, unless the quorum's answers came after the new lease's validity: then undecided
-                long validUntil = start + leases.get(i).toNanos();
-                out.add(now - validUntil < 0 ? RenewResult.renewed(validUntil) : null);
+                out[i] = inTime ? RenewResult.renewed(validUntil) : null;
             } else if (gone > n - quorum) {
-                out.add(refused(gone, dataLost));
+                out[i] = refused(gone, dataLost);
             } else {
-                out.add(null); // too few nodes answered for this grant: an outage for it alone, retried by the core
+                out[i] = null; // too few nodes answered for this grant: an outage for it alone, retried by the core
             }
         }
         return out;
@@ -119,26 +161,34 @@ final class RedisRenewal {
         return withDataLost == refusals ? RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED) : RenewResult.notHeld();
     }
 
-    /** A node's reply to RENEW_MANY: one number per grant, checked and then used as it came (no copy). */
-    @SuppressWarnings("unchecked") // every element was just checked to be a Long
-    private static java.util.List<Long> answers(Object reply, int size) {
-        if (!(reply instanceof java.util.List<?> list) || list.size() != size) {
-            throw new IllegalStateException("renew-many answered " + reply + " for " + size + " grants");
+    /** A node's reply to RENEW_MANY: one character per grant, checked and then used as it came (no copy). */
+    private static byte[] answers(Object reply, int size) {
+        if (!(reply instanceof byte[] answers) || answers.length != size) {
+            throw new IllegalStateException("renew-many answered "
+                    + (reply instanceof byte[] b ? "'" + ascii(b) + "'" : String.valueOf(reply)) + " for " + size
+                    + " grants");
         }
-        for (int i = 0; i < size; i++) {
-            asLong(list.get(i));
+        for (byte a : answers) {
+            if (a != RENEWED && a != NOT_HELD && a != DATA_LOST) {
+                throw new IllegalStateException(
+                        "renew-many answered '" + ascii(answers) + "' for " + size + " grants: only 1, 0 and - expected");
+            }
         }
-        return (java.util.List<Long>) list;
+        return answers;
+    }
+
+    private static String ascii(byte[] reply) {
+        return new String(reply, java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     /** Whether each grant has a quorum of renewals or of refusals; counted without a predicate per grant. */
-    private static boolean allDecided(NodeRound.Replies<java.util.List<Long>> r, int size, int n, int quorum) {
+    private static boolean allDecided(NodeRound.Replies<byte[]> r, int size, int n, int quorum) {
         for (int i = 0; i < size; i++) {
             int renewed = 0;
             int refused = 0;
             for (int k = 0; k < n; k++) {
                 if (r.ok(k)) {
-                    if (r.value(k).get(i) == 1) {
+                    if (r.value(k)[i] == RENEWED) {
                         renewed++;
                     } else {
                         refused++;

@@ -21,7 +21,7 @@ class EvalshaArgumentsTest {
     @Test
     @DisplayName("the bytes sent are those of Jedis's own CommandArguments with the same arguments")
     void sendsWhatJedisWouldSend() throws IOException {
-        byte[][] params = params(640); // a renewal batch of 128 grants: 2 keys and 3 arguments each
+        byte[][] params = params(513); // a renewal batch of 128 grants: 2 keys and 2 arguments each, and the lease
         assertThat(sent(RedisNode.evalsha(SCRIPT, 256, params))).isEqualTo(sent(jedisOwn(256, params)));
         byte[][] few = params(3);
         assertThat(sent(RedisNode.evalsha(SCRIPT, 2, few))).isEqualTo(sent(jedisOwn(2, few)));

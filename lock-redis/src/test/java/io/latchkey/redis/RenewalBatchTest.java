@@ -3,6 +3,7 @@ package io.latchkey.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.latchkey.Fairness;
 import io.latchkey.Latchkey;
 import io.latchkey.LockClient;
 import io.latchkey.LockHandle;
@@ -10,6 +11,10 @@ import io.latchkey.LockLoss;
 import io.latchkey.LockOptions;
 import io.latchkey.redis.fixtures.RedisServers;
 import io.latchkey.servers.RunningServer;
+import io.latchkey.spi.AcquireRequest;
+import io.latchkey.spi.AcquireResult;
+import io.latchkey.spi.Grant;
+import io.latchkey.spi.RenewResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -133,6 +138,65 @@ class RenewalBatchTest {
             assertThat(held)
                     .allMatch(h -> h.lost().toCompletableFuture().join().reason() == LockLoss.Reason.RENEWAL_FAILED);
         }
+    }
+
+    /**
+     * One renewAll with two leases and each of RENEW_MANY's answers, in an order that interleaves the leases: every
+     * grant is answered in its own place, a renewed key expires after its own lease (not the batch's first), and each
+     * refusal keeps its reason. It fails if the lease of one grant is applied to another, or answers are shifted.
+     */
+    @Test
+    @DisplayName("one batch with two leases: each grant renewed for its own lease, each refusal for its own reason")
+    void oneBatchWithTwoLeasesAnswersEachGrantInItsPlace() {
+        String p = prefix();
+        RunningServer server = servers.get(2);
+        try (RedisLockBackend backend = RedisLockBackend.connect(RedisServers.uri(server))) {
+            Grant shortOne = grant(backend, p + "short", Duration.ofSeconds(5));
+            Grant released = grant(backend, p + "released", Duration.ofSeconds(5));
+            Grant longOne = grant(backend, p + "long", Duration.ofSeconds(5));
+            Grant dataLost = grant(backend, p + "data-lost", Duration.ofSeconds(5));
+            Grant stale = grant(backend, p + "stale", Duration.ofSeconds(5));
+            Grant shortToo = grant(backend, p + "short-too", Duration.ofSeconds(5));
+            assertThat(backend.release(released)).isTrue();
+            try (Jedis j = direct(server)) {
+                GrantBytes lost = (GrantBytes) dataLost.state();
+                j.del(lost.keys.lock(), lost.keys.fence()); // as after a restart without persistence
+            }
+            // the same owner and name with an older token: a stale grant never renews the newer one
+            Grant older = new Grant(stale.name(), stale.owner(), stale.fencingToken() - 1, 0, null);
+
+            Duration twenty = Duration.ofSeconds(20);
+            Duration ninety = Duration.ofSeconds(90);
+            List<RenewResult> answers = backend.renewAll(
+                    List.of(shortOne, released, longOne, dataLost, older, shortToo),
+                    List.of(twenty, twenty, ninety, ninety, twenty, twenty));
+
+            assertThat(answers).hasSize(6);
+            assertThat(answers.get(0).held()).as("short, renewed").isTrue();
+            assertThat(answers.get(1)).as("released before the batch").isEqualTo(RenewResult.notHeld());
+            assertThat(answers.get(2).held()).as("long, renewed").isTrue();
+            assertThat(answers.get(3))
+                    .as("its keys gone, fence counter too")
+                    .isEqualTo(RenewResult.notHeld(LockLoss.Reason.RENEWAL_FAILED));
+            assertThat(answers.get(4)).as("an older token of the same owner").isEqualTo(RenewResult.notHeld());
+            assertThat(answers.get(5).held()).as("short-too, renewed").isTrue();
+            // the store's TTL is the lease stretched for clock drift (RedisGrants.storeTtlMillis): bounds apart
+            try (Jedis j = direct(server)) {
+                assertThat(j.pttl(((GrantBytes) shortOne.state()).keys.lock()))
+                        .as("the short grant's key expires after its own lease")
+                        .isBetween(15_000L, 25_000L);
+                assertThat(j.pttl(((GrantBytes) shortToo.state()).keys.lock())).isBetween(15_000L, 25_000L);
+                assertThat(j.pttl(((GrantBytes) longOne.state()).keys.lock()))
+                        .as("the long grant's key expires after its own lease")
+                        .isBetween(80_000L, 100_000L);
+            }
+        }
+    }
+
+    private static Grant grant(RedisLockBackend backend, String name, Duration lease) {
+        AcquireResult r = backend.tryAcquire(new AcquireRequest(name, "owner-of-" + name, lease, Fairness.NONE));
+        assertThat(r).as("acquire %s", name).isInstanceOf(Grant.class);
+        return (Grant) r;
     }
 
     @Test
