@@ -16,18 +16,19 @@ final class RedisScripts {
 
     /**
      * KEYS: lock, fence, waiting. ARGV: owner, lease ms.
-     * Granted: {1, token}. Own grant found (a retry): lease reset, {1, current token}.
+     * Granted: the token, a bare integer (an array reply costs the server about a microsecond more to build, and
+     * this is every acquisition's reply). Own grant found (a retry): lease reset, the current token.
      * Busy: flags that someone waits (until the holder's lease ends, plus 1 s), and answers
      * {0, holder's token or -1, holder's remaining ms, holder's owner id}.
      */
     static final LuaScript ACQUIRE = new LuaScript("acquire", """
             if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-              return {1, redis.call('INCR', KEYS[2])}
+              return redis.call('INCR', KEYS[2])
             end
             local holder = redis.call('GET', KEYS[1])
             if holder == ARGV[1] then
               redis.call('PEXPIRE', KEYS[1], ARGV[2])
-              return {1, tonumber(redis.call('GET', KEYS[2]) or '0')}
+              return tonumber(redis.call('GET', KEYS[2]) or '0')
             end
             local ttl = redis.call('PTTL', KEYS[1])
             redis.call('SET', KEYS[3], '1', 'PX', math.max(ttl, 0) + 1000)
@@ -257,7 +258,14 @@ final class RedisScripts {
 
     /** One node's answer to the acquire script. */
     record AcquireReply(boolean granted, long token, long pttl, String holder) {
+        /**
+         * A granted acquire answers its token as a bare integer (ACQUIRE) or as {1, token} (the other acquire scripts);
+         * a busy one {0, holder's token, holder's remaining ms, holder's owner id}.
+         */
         static AcquireReply parse(Object reply) {
+            if (reply instanceof Long token) {
+                return new AcquireReply(true, token, -1, null);
+            }
             List<?> r = (List<?>) reply;
             if (asLong(r.get(0)) == 1) {
                 return new AcquireReply(true, asLong(r.get(1)), -1, null);
