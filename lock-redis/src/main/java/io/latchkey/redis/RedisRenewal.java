@@ -1,7 +1,6 @@
 package io.latchkey.redis;
 
 import static io.latchkey.redis.RedisScripts.asLong;
-import static io.latchkey.redis.RedisScripts.utf8;
 
 import io.latchkey.LockLoss;
 import io.latchkey.spi.Grant;
