@@ -41,7 +41,8 @@ import redis.clients.jedis.Jedis;
  * (SampleTime: p50, p99, p99.9). Each iteration also prints the renewal's cost per second: script calls the server
  * received for renewals, CPU of the client's renewal and timer threads, and the server's CPU; and the renewal workers'
  * CPU per lock renewed (the grants the backend was asked to renew, counted by a forwarding backend around it), the
- * figure that does not depend on the fixed costs the ratio between two sizes also measures. {@code batched=false} is
+ * figure that does not depend on the fixed costs the ratio between two sizes also measures, and, batched, how much of
+ * it the workers spent inside the backend's renewAll (the rest is the core's). {@code batched=false} is
  * the same client behind a forwarding backend that renews every lock on its own (LockBackend.renewAll not offered):
  * the comparison in one run.
  *
@@ -70,6 +71,7 @@ public class RedisRenewalAtScaleBenchmark {
     final List<LockHandle> held = new ArrayList<>();
     final AtomicLong cycles = new AtomicLong();
     final AtomicLong renewed = new AtomicLong();
+    final AtomicLong backendCpuNanos = new AtomicLong();
     io.latchkey.DistributedLock measured;
 
     private long iterationStart;
@@ -79,12 +81,13 @@ public class RedisRenewalAtScaleBenchmark {
     private long clientCpuAtStart;
     private long timerCpuAtStart;
     private long renewedAtStart;
+    private long backendCpuAtStart;
 
     @Setup(Level.Trial)
     public void open() {
         targets = new RedisTargets("single");
         RedisLockBackend backend = RedisLockBackend.connect(targets.latchkeyUri());
-        client = Latchkey.client(new CountingRenewals(backend, batched, renewed));
+        client = Latchkey.client(new CountingRenewals(backend, batched, renewed, backendCpuNanos));
         for (int i = 0; i < heldLocks; i++) {
             held.add(client.lock("bench-held-" + i, HELD).tryAcquire().orElseThrow());
         }
@@ -100,6 +103,7 @@ public class RedisRenewalAtScaleBenchmark {
         clientCpuAtStart = threadsCpuNanos("latchkey-renewal") + threadsCpuNanos("latchkey-watchdog");
         timerCpuAtStart = threadsCpuNanos("latchkey-watchdog");
         renewedAtStart = renewed.get();
+        backendCpuAtStart = backendCpuNanos.get();
     }
 
     @TearDown(Level.Iteration)
@@ -114,12 +118,13 @@ public class RedisRenewalAtScaleBenchmark {
         double timerCpuMs = (timerCpu - timerCpuAtStart) / 1e6;
         long renewedLocks = renewed.get() - renewedAtStart;
         double workersCpuUs = (clientCpuMs - timerCpuMs) * 1000;
+        double backendCpuUs = (backendCpuNanos.get() - backendCpuAtStart) / 1e3;
         long lost = held.stream().filter(h -> !h.isValid()).count();
         System.out.printf(
                 Locale.ROOT,
                 "%nRENEWAL heldLocks=%d batched=%s: renewal script calls %.0f/s, client renewal+timer CPU %.1f ms/s"
                         + " (timer %.1f), redis-server CPU %.1f ms/s, lost %d of %d; locks renewed %.0f/s, renewal"
-                        + " workers %s µs of CPU per lock renewed%n",
+                        + " workers %s µs of CPU per lock renewed, %s of them in the backend's renewAll%n",
                 heldLocks,
                 batched,
                 renewalCalls / seconds,
@@ -129,7 +134,8 @@ public class RedisRenewalAtScaleBenchmark {
                 lost,
                 held.size(),
                 renewedLocks / seconds,
-                renewedLocks == 0 ? "-" : String.format(Locale.ROOT, "%.2f", workersCpuUs / renewedLocks));
+                renewedLocks == 0 ? "-" : String.format(Locale.ROOT, "%.2f", workersCpuUs / renewedLocks),
+                renewedLocks == 0 || !batched ? "-" : String.format(Locale.ROOT, "%.2f", backendCpuUs / renewedLocks));
     }
 
     @TearDown(Level.Trial)
@@ -177,19 +183,24 @@ public class RedisRenewalAtScaleBenchmark {
 
     /**
      * The backend as the client sees it, counting the grants it is asked to renew. Batched, it forwards renewAll and
-     * its batch size (each batch counted once, by its size); otherwise it offers no batch, so that the core renews each
-     * lock on its own.
+     * its batch size (each batch counted once, by its size), and counts the CPU its calling thread spends inside the
+     * backend's renewAll: the rest of the renewal workers' CPU is the core's. Reading a thread's CPU clock is a system
+     * call, about a microsecond, so it is read twice per batch, never per lock. Otherwise it offers no batch, so that
+     * the core renews each lock on its own.
      */
     static final class CountingRenewals extends ForwardingLockBackend {
+        private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
         private final LockBackend backend;
         private final boolean batched;
         private final AtomicLong renewed;
+        private final AtomicLong backendCpuNanos;
 
-        CountingRenewals(LockBackend backend, boolean batched, AtomicLong renewed) {
+        CountingRenewals(LockBackend backend, boolean batched, AtomicLong renewed, AtomicLong backendCpuNanos) {
             super(backend);
             this.backend = backend;
             this.batched = batched;
             this.renewed = renewed;
+            this.backendCpuNanos = backendCpuNanos;
         }
 
         @Override
@@ -206,7 +217,12 @@ public class RedisRenewalAtScaleBenchmark {
         @Override
         public List<@Nullable RenewResult> renewAll(List<Grant> batch, List<Duration> leases) {
             renewed.addAndGet(batch.size());
-            return backend.renewAll(batch, leases);
+            long cpu = CPU.getCurrentThreadCpuTime();
+            try {
+                return backend.renewAll(batch, leases);
+            } finally {
+                backendCpuNanos.addAndGet(CPU.getCurrentThreadCpuTime() - cpu);
+            }
         }
     }
 }
