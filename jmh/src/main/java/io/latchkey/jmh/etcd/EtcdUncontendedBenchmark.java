@@ -33,11 +33,16 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code rawTxnDelete}: the floor, a put-if-absent transaction on a lease and a delete.</li>
  * </ul>
  *
+ * <p>The warm-up is long because jetcd, gRPC, Netty and Vert.x keep the JIT busy for tens of seconds: after 4 × 2 s
+ * of warm-up the C2 compiler thread still took 180–390 µs of CPU per cycle during the measurement (a profile of each
+ * peer, 2026-11-28, on 2 cores that also run etcd), more for Latchkey's larger code path than for the others, so a short
+ * warm-up measures compilation; after 10 × 5 s it took 22 µs per Latchkey cycle at one thread and 1–2 µs at eight.
+ *
  * <pre>java -jar benchmarks.jar etcd.EtcdUncontended</pre>
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 2)
+@Warmup(iterations = 10, time = 5)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 @State(Scope.Benchmark)
