@@ -13,7 +13,7 @@ mkdir -p "$OUT"
 # short, the same for every suite: 1 fork, 2 × 2 s warm-up, 5 × 2 s measurement
 SHORT=(-f 1 -wi 2 -w 2 -i 5 -r 2)
 # etcd: the same with 10 × 5 s of warm-up (jetcd, gRPC, Netty and Vert.x are still being compiled after 2 × 2 s; see
-# EtcdUncontendedBenchmark)
+# EtcdUncontendedBenchmark: measured on the uncontended suite, applied to the hand-off suite too)
 ETCD=(-f 1 -wi 10 -w 5 -i 5 -r 2)
 
 suite() { # name, then JMH arguments
