@@ -185,7 +185,7 @@ public class RedisRenewalAtScaleBenchmark {
      * The backend as the client sees it, counting the grants it is asked to renew. Batched, it forwards renewAll and
      * its batch size (each batch counted once, by its size), and counts the CPU its calling thread spends inside the
      * backend's renewAll: the rest of the renewal workers' CPU is the core's. Reading a thread's CPU clock is a system
-     * call, about a microsecond, so it is read twice per batch, never per lock. Otherwise it offers no batch, so that
+     * call, so it is read twice per batch, never per lock. Otherwise it offers no batch, so that
      * the core renews each lock on its own.
      */
     static final class CountingRenewals extends ForwardingLockBackend {
