@@ -15,6 +15,9 @@ SHORT=(-f 1 -wi 2 -w 2 -i 5 -r 2)
 # etcd: the same with 10 × 5 s of warm-up (jetcd, gRPC, Netty and Vert.x are still being compiled after 2 × 2 s; see
 # EtcdUncontendedBenchmark: measured on the uncontended suite, applied to the hand-off suite too)
 ETCD=(-f 1 -wi 10 -w 5 -i 5 -r 2)
+# JDBC, ZooKeeper and MongoDB: 5 × 5 s of warm-up (after 2 × 2 s the C2 compiler still took 19-28 % of the JVM's CPU
+# during their measurements, the embedded servers' code and the drivers'; after 5 × 5 s, 3 % at most: jmh/README.md)
+WARM=(-f 1 -wi 5 -w 5 -i 5 -r 2)
 
 suite() { # name, then JMH arguments
     local name=$1
@@ -40,11 +43,11 @@ want redis && suite redis-uncontended 'jmh.redis.RedisUncontended' -prof gc "${S
 want redis && suite redis-contended 'jmh.redis.RedisContended' "${SHORT[@]}"
 want renewal && suite redis-renewal 'jmh.redis.RedisRenewalAtScale' \
     && grep '^RENEWAL' "$OUT/redis-renewal.log" > "$OUT/redis-renewal.txt" # its cost per second, kept in git
-want jdbc && suite jdbc-peers 'jmh.jdbc.JdbcPeersBenchmark' "${SHORT[@]}"
-want jdbc && suite jdbc-raw 'jmh.jdbc.JdbcLockBenchmark' -p dialect=POSTGRESQL,MARIADB -p mode=LEASE "${SHORT[@]}"
-want zookeeper && suite zookeeper 'jmh.zookeeper.ZooKeeper(Uncontended|Handoff)' "${SHORT[@]}"
+want jdbc && suite jdbc-peers 'jmh.jdbc.JdbcPeersBenchmark' "${WARM[@]}"
+want jdbc && suite jdbc-raw 'jmh.jdbc.JdbcLockBenchmark' -p dialect=POSTGRESQL,MARIADB -p mode=LEASE "${WARM[@]}"
+want zookeeper && suite zookeeper 'jmh.zookeeper.ZooKeeper(Uncontended|Handoff)' "${WARM[@]}"
 want etcd && suite etcd 'jmh.etcd.Etcd' "${ETCD[@]}"
-want mongodb && suite mongodb 'jmh.mongodb.MongoUncontended' "${SHORT[@]}"
+want mongodb && suite mongodb 'jmh.mongodb.MongoUncontended' "${WARM[@]}"
 
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"
 python3 jmh/scripts/tables.py "$OUT"/*.json > "$OUT/tables.md"

@@ -56,7 +56,10 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 2, time = 2)
+// 5 x 5 s: after 2 x 2 s, the C2 compiler still took 19 % of the JVM's CPU while Latchkey was measured on PostgreSQL
+// at 8 threads (8 % for raw SQL), and one run of each read 0.76x raw against 1.00x after 10 x 5 s; after 5 x 5 s, C2
+// took under 1 % (jmh/README.md)
+@Warmup(iterations = 5, time = 5)
 @Measurement(iterations = 3, time = 3)
 @Fork(1)
 @State(Scope.Benchmark)

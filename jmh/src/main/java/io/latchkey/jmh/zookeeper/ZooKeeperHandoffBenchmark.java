@@ -30,7 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 3, time = 2)
+// 5 x 5 s, as ZooKeeperUncontendedBenchmark: a short warm-up measures the C2 compiler (jmh/README.md)
+@Warmup(iterations = 5, time = 5)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 @Threads(8)
