@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every suite once, each with the one command documented here, and writes JMH's JSON for each into
 # jmh/results/<date>/ together with the machine it ran on and the Markdown tables (jmh/scripts/tables.py).
-# Not part of CI: about 40 minutes on a 2-core machine. Build first: ./mvnw -B -pl jmh -am package -DskipTests
+# Not part of CI: about an hour on a 2-core machine (the JDBC, ZooKeeper and MongoDB suites took 40.5 min of it). Build first: ./mvnw -B -pl jmh -am package -DskipTests
 #
 #   jmh/scripts/refresh.sh                 # every suite
 #   jmh/scripts/refresh.sh redis jdbc      # some of them (mem, redis, renewal, jdbc, zookeeper, etcd, mongodb)
