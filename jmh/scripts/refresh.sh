@@ -16,7 +16,8 @@ SHORT=(-f 1 -wi 2 -w 2 -i 5 -r 2)
 # EtcdUncontendedBenchmark: measured on the uncontended suite, applied to the hand-off suite too)
 ETCD=(-f 1 -wi 10 -w 5 -i 5 -r 2)
 # JDBC, ZooKeeper and MongoDB: 5 × 5 s of warm-up (after 2 × 2 s the C2 compiler still took 19-28 % of the JVM's CPU
-# during their measurements, the embedded servers' code and the drivers'; after 5 × 5 s, 3 % at most: jmh/README.md)
+# while Latchkey's uncontended cycle was measured, 8-26 % for the peers' and raw; after 5 × 5 s, 3 % at most: jmh/README.md;
+# the hand-off suites were not profiled)
 WARM=(-f 1 -wi 5 -w 5 -i 5 -r 2)
 
 suite() { # name, then JMH arguments

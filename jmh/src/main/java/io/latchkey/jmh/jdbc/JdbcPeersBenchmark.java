@@ -56,7 +56,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-// 5 x 5 s, as JdbcLockBenchmark: 2 x 2 s leaves the C2 compiler busy with the core and the driver (jmh/README.md)
+// 5 x 5 s, as JdbcLockBenchmark, where 2 x 2 s left the C2 compiler busy (this suite was not profiled: jmh/README.md)
 @Warmup(iterations = 5, time = 5)
 @Measurement(iterations = 3, time = 3)
 @Fork(1)

@@ -47,7 +47,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 // 5 x 5 s: after 2 x 2 s the C2 compiler took 20-22 % of the JVM's CPU during the measurement at 8 threads (the
-// server's code and the clients'); after 5 x 5 s, 3 % for Latchkey and under 1 % for the raw driver (jmh/README.md)
+// server runs in this JVM); after 5 x 5 s, 3 % for Latchkey and under 1 % for the raw driver (jmh/README.md)
 @Warmup(iterations = 5, time = 5)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)

@@ -30,7 +30,7 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-// 5 x 5 s, as ZooKeeperUncontendedBenchmark: a short warm-up measures the C2 compiler (jmh/README.md)
+// 5 x 5 s, as ZooKeeperUncontendedBenchmark, where 2 x 2 s left the C2 compiler busy (this suite was not profiled)
 @Warmup(iterations = 5, time = 5)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)

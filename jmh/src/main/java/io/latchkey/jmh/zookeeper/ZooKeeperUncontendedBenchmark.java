@@ -32,8 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-// 5 x 5 s: after 2 x 2 s the C2 compiler took 26-28 % of the JVM's CPU during the measurement (the embedded server's
-// code and the clients'), for Latchkey and Curator alike; after 5 x 5 s, under 1 % (jmh/README.md)
+// 5 x 5 s: after 2 x 2 s the C2 compiler took 26-28 % of the JVM's CPU during the measurement (the server runs in this
+// JVM), for Latchkey and Curator alike; after 5 x 5 s, 0.9 % for Latchkey in one profiled run (jmh/README.md)
 @Warmup(iterations = 5, time = 5)
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
