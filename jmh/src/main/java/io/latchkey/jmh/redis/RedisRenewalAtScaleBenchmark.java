@@ -50,7 +50,9 @@ import redis.clients.jedis.Jedis;
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 1, time = 4)
+// 4 x 5 s: with 1 x 4 s the core's renewal path (RenewalBatcher.drain, RenewalSlot.close, DeadlineTimer.arm) was
+// compiled by C2 only 11-13 s into the run at 10,000 held locks, inside the measurement (lock-redis/README.md, session 33)
+@Warmup(iterations = 4, time = 5)
 @Measurement(iterations = 3, time = 5)
 @Fork(1)
 @State(Scope.Benchmark)
