@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every suite once, each with the one command documented here, and writes JMH's JSON for each into
 # jmh/results/<date>/ together with the machine it ran on and the Markdown tables (jmh/scripts/tables.py).
-# Not part of CI: about an hour on a 2-core machine (the JDBC, ZooKeeper and MongoDB suites took 40.5 min of it). Build first: ./mvnw -B -pl jmh -am package -DskipTests
+# Not part of CI: about an hour on a 2-core machine (the JDBC, ZooKeeper and MongoDB suites took 40.5 min of it).
+# Build first: ./mvnw -B -pl jmh -am package -DskipTests
 #
 #   jmh/scripts/refresh.sh                 # every suite
 #   jmh/scripts/refresh.sh redis jdbc      # some of them (mem, redis, renewal, jdbc, zookeeper, etcd, mongodb)
@@ -16,8 +17,8 @@ SHORT=(-f 1 -wi 2 -w 2 -i 5 -r 2)
 # EtcdUncontendedBenchmark: measured on the uncontended suite, applied to the hand-off suite too)
 ETCD=(-f 1 -wi 10 -w 5 -i 5 -r 2)
 # JDBC, ZooKeeper and MongoDB: 5 × 5 s of warm-up (after 2 × 2 s the C2 compiler still took 19-28 % of the JVM's CPU
-# while Latchkey's uncontended cycle was measured, 8-26 % for the peers' and raw; after 5 × 5 s, 3 % at most: jmh/README.md;
-# the hand-off suites were not profiled)
+# while Latchkey's uncontended cycle was measured, 8-26 % for the peers' and raw; after 5 × 5 s, 3 % at most:
+# jmh/README.md; the hand-off suites were not profiled)
 WARM=(-f 1 -wi 5 -w 5 -i 5 -r 2)
 
 suite() { # name, then JMH arguments
