@@ -14,11 +14,11 @@ mkdir -p "$OUT"
 # short, the same for every suite: 1 fork, 2 × 2 s warm-up, 5 × 2 s measurement
 SHORT=(-f 1 -wi 2 -w 2 -i 5 -r 2)
 # etcd: the same with 10 × 5 s of warm-up (jetcd, gRPC, Netty and Vert.x are still being compiled after 2 × 2 s; see
-# EtcdUncontendedBenchmark: measured on the uncontended suite, applied to the hand-off suite too)
+# EtcdUncontendedBenchmark and EtcdHandoffBenchmark: checked on both suites)
 ETCD=(-f 1 -wi 10 -w 5 -i 5 -r 2)
 # JDBC, ZooKeeper and MongoDB: 5 × 5 s of warm-up (after 2 × 2 s the C2 compiler still took 19-28 % of the JVM's CPU
 # while Latchkey's uncontended cycle was measured, 8-26 % for the peers' and raw; after 5 × 5 s, 3 % at most:
-# jmh/README.md; the hand-off suites were not profiled)
+# jmh/README.md; their hand-off suites, MariaDB and H2: 1.5 % at most, session 34)
 WARM=(-f 1 -wi 5 -w 5 -i 5 -r 2)
 
 suite() { # name, then JMH arguments

@@ -43,7 +43,9 @@ import org.openjdk.jmh.runner.IterationType;
  */
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 2, time = 3)
+// 10 x 5 s, as EtcdUncontendedBenchmark: after 2 x 3 s the C2 compiler still took 42 % of the JVM's CPU while
+// Latchkey's hand-off was measured, 0.9 % after 10 x 5 s (jmh/README.md, "Warm-up", session 34)
+@Warmup(iterations = 10, time = 5)
 @Measurement(iterations = 4, time = 3)
 @Fork(1)
 @Threads(8)
