@@ -18,7 +18,7 @@ SHORT=(-f 1 -wi 2 -w 2 -i 5 -r 2)
 ETCD=(-f 1 -wi 10 -w 5 -i 5 -r 2)
 # JDBC, ZooKeeper and MongoDB: 5 × 5 s of warm-up (after 2 × 2 s the C2 compiler still took 19-28 % of the JVM's CPU
 # while Latchkey's uncontended cycle was measured, 8-26 % for the peers' and raw; after 5 × 5 s, 3 % at most:
-# jmh/README.md; their hand-off suites, MariaDB and H2: 1.5 % at most, session 34)
+# jmh/README.md; MariaDB, and the PostgreSQL and ZooKeeper hand-offs: 1.5 % at most, session 34)
 WARM=(-f 1 -wi 5 -w 5 -i 5 -r 2)
 
 suite() { # name, then JMH arguments
