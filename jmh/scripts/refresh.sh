@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every suite once, each with the one command documented here, and writes JMH's JSON for each into
 # jmh/results/<date>/ together with the machine it ran on and the Markdown tables (jmh/scripts/tables.py).
-# Not part of CI: about an hour on a 2-core machine (the JDBC, ZooKeeper and MongoDB suites took 40.5 min of it).
+# Not part of CI: about an hour and a half on a 2-core machine (measured on 2026-11-29: the JDBC, ZooKeeper and
+# MongoDB suites 40.5 min, Redis 25.0, etcd 12.7).
 # Build first: ./mvnw -B -pl jmh -am package -DskipTests
 #
 #   jmh/scripts/refresh.sh                 # every suite
@@ -11,14 +12,15 @@ cd "$(dirname "$0")/../.."
 JAR=jmh/target/benchmarks.jar
 OUT=jmh/results/$(date -u +%F)
 mkdir -p "$OUT"
-# short, the same for every suite: 1 fork, 2 × 2 s warm-up, 5 × 2 s measurement
+# short: 1 fork, 2 × 2 s warm-up, 5 × 2 s measurement (the in-memory core, whose C2 share is 0.2 % after it)
 SHORT=(-f 1 -wi 2 -w 2 -i 5 -r 2)
-# etcd: the same with 10 × 5 s of warm-up (jetcd, gRPC, Netty and Vert.x are still being compiled after 2 × 2 s; see
-# EtcdUncontendedBenchmark and EtcdHandoffBenchmark: checked on both suites)
-ETCD=(-f 1 -wi 10 -w 5 -i 5 -r 2)
+# etcd and Redis: the same with 10 × 5 s of warm-up (jetcd, gRPC, Netty and Vert.x, and Redisson on Netty, are still
+# being compiled after 2 × 2 s; see EtcdUncontendedBenchmark, EtcdHandoffBenchmark, RedisUncontendedBenchmark and
+# RedisContendedBenchmark: checked on each)
+LONG=(-f 1 -wi 10 -w 5 -i 5 -r 2)
 # JDBC, ZooKeeper and MongoDB: 5 × 5 s of warm-up (after 2 × 2 s the C2 compiler still took 19-28 % of the JVM's CPU
 # while Latchkey's uncontended cycle was measured, 8-26 % for the peers' and raw; after 5 × 5 s, 3 % at most:
-# jmh/README.md; MariaDB, and the PostgreSQL and ZooKeeper hand-offs: 1.5 % at most, session 34)
+# jmh/README.md; MariaDB, the hand-offs and the JDBC peers: 3.3 % at most, and Spring 10 %, session 34)
 WARM=(-f 1 -wi 5 -w 5 -i 5 -r 2)
 
 suite() { # name, then JMH arguments
@@ -41,14 +43,14 @@ want() { [ ${#SELECTED[@]} -eq 0 ] || [[ " ${SELECTED[*]} " == *" $1 "* ]]; }
 SELECTED=("$@")
 
 want mem && suite mem 'MemCoreOverhead' -prof gc "${SHORT[@]}"
-want redis && suite redis-uncontended 'jmh.redis.RedisUncontended' -prof gc "${SHORT[@]}"
-want redis && suite redis-contended 'jmh.redis.RedisContended' "${SHORT[@]}"
+want redis && suite redis-uncontended 'jmh.redis.RedisUncontended' -prof gc "${LONG[@]}"
+want redis && suite redis-contended 'jmh.redis.RedisContended' "${LONG[@]}"
 want renewal && suite redis-renewal 'jmh.redis.RedisRenewalAtScale' \
     && grep '^RENEWAL' "$OUT/redis-renewal.log" > "$OUT/redis-renewal.txt" # its cost per second, kept in git
 want jdbc && suite jdbc-peers 'jmh.jdbc.JdbcPeersBenchmark' "${WARM[@]}"
 want jdbc && suite jdbc-raw 'jmh.jdbc.JdbcLockBenchmark' -p dialect=POSTGRESQL,MARIADB -p mode=LEASE "${WARM[@]}"
 want zookeeper && suite zookeeper 'jmh.zookeeper.ZooKeeper(Uncontended|Handoff)' "${WARM[@]}"
-want etcd && suite etcd 'jmh.etcd.Etcd' "${ETCD[@]}"
+want etcd && suite etcd 'jmh.etcd.Etcd' "${LONG[@]}"
 want mongodb && suite mongodb 'jmh.mongodb.MongoUncontended' "${WARM[@]}"
 
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/machine.txt"

@@ -37,7 +37,9 @@ import org.redisson.api.RedissonClient;
  */
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 2, time = 2)
+// 10 x 5 s: after 2 x 2 s the C2 compiler still took 39 % of the JVM's CPU while Redisson was measured (5.6-8.1 % for
+// Latchkey), 2.3-4.7 % after 10 x 5 s (0.3-1.5 % for Latchkey) (jmh/README.md, "Warm-up", session 34)
+@Warmup(iterations = 10, time = 5)
 @Measurement(iterations = 3, time = 3)
 @Fork(1)
 @Threads(8)

@@ -35,7 +35,10 @@ import org.redisson.api.RedissonClient;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 2, time = 2)
+// 10 x 5 s: after 2 x 2 s the C2 compiler still took 31-34 % of the JVM's CPU while Redisson was measured (Netty and
+// Redisson compile for tens of seconds), 2.7-3.9 % after 10 x 5 s, and Redisson's 8-thread score rose by half
+// (jmh/README.md, "Warm-up", session 34)
+@Warmup(iterations = 10, time = 5)
 @Measurement(iterations = 3, time = 3)
 @Fork(1)
 @State(Scope.Benchmark)
