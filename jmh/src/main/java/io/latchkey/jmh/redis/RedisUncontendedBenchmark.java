@@ -35,9 +35,9 @@ import org.redisson.api.RedissonClient;
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
-// 10 x 5 s: after 2 x 2 s the C2 compiler still took 31-34 % of the JVM's CPU while Redisson was measured (Netty and
-// Redisson compile for tens of seconds), 2.7-3.9 % after 10 x 5 s, and Redisson's 8-thread score rose by half
-// (jmh/README.md, "Warm-up", session 34)
+// 10 x 5 s: after 2 x 2 s the C2 compiler still took 31-34 % of the JVM's CPU while Redisson was measured, 2.7-3.9 %
+// after 10 x 5 s, where Redisson's 8-thread score was half again higher at the point estimate (jmh/README.md,
+// "Warm-up", session 34)
 @Warmup(iterations = 10, time = 5)
 @Measurement(iterations = 3, time = 3)
 @Fork(1)
