@@ -20,7 +20,8 @@ SHORT=(-f 1 -wi 2 -w 2 -i 5 -r 2)
 LONG=(-f 1 -wi 10 -w 5 -i 5 -r 2)
 # JDBC, ZooKeeper and MongoDB: 5 × 5 s of warm-up (after 2 × 2 s the C2 compiler still took 19-28 % of the JVM's CPU
 # while Latchkey's uncontended cycle was measured, 8-26 % for the peers' and raw; after 5 × 5 s, 3 % at most:
-# jmh/README.md; MariaDB, the hand-offs and the JDBC peers: 3.3 % at most, and Spring 10 %, session 34)
+# jmh/README.md; MariaDB, the hand-offs and the JDBC peers: 3.3 % at most, except Spring's JdbcLockRegistry at 10 %,
+# whose score did not rise after 10 × 5 s; session 34)
 WARM=(-f 1 -wi 5 -w 5 -i 5 -r 2)
 
 suite() { # name, then JMH arguments
